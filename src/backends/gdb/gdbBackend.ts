@@ -1,0 +1,829 @@
+// The GDB backend: one gdb process speaking GDB/MI (mi4, mi3 where mi4 is refused), with the
+// debugged program on a pseudo-terminal of its own. Structured operations use MI commands; CLI
+// text is used only where MI has no command (advance, kill, starti, list, some catchpoints) and
+// for the raw `command` escape hatch.
+
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type {
+  Breakpoint,
+  Frame,
+  Instruction,
+  Library,
+  MemoryBlock,
+  Register,
+  SourceLine,
+  Thread,
+  Variable,
+} from '../../model/model.js';
+import { OutputRing } from '../../process/outputRing.js';
+import { ProgramTerminal } from '../../process/programTerminal.js';
+import { groupAlive, signalGroup, spawnInGroup, stopGroup } from '../../process/spawnGroup.js';
+import { MiConnection, type MiCommandResult, type MiSendOptions, type TranscriptWriter } from '../../protocols/mi/miConnection.js';
+import { assertSingleLine } from '../../protocols/mi/miCommand.js';
+import {
+  isExitStop,
+  miInt,
+  miList,
+  miString,
+  miTuple,
+  narrowBreakpoint,
+  narrowBreakpointTable,
+  narrowDisassembly,
+  narrowExit,
+  narrowLibrary,
+  narrowMemory,
+  narrowStack,
+  narrowStackArgs,
+  narrowStop,
+  narrowThreads,
+  narrowVariables,
+} from '../../protocols/mi/miNarrow.js';
+import type { MiRecord } from '../../protocols/mi/miRecords.js';
+import { DebuggerError } from '../../util/errors.js';
+import { log } from '../../util/log.js';
+import type {
+  BackendEvent,
+  BackendInfo,
+  BreakpointChange,
+  BreakpointSpec,
+  CommandOutput,
+  DebuggerBackend,
+  DisassembleRequest,
+  FrameSelector,
+  LaunchSpec,
+  LoadReport,
+  ResumeAction,
+  ResumeOptions,
+  StartMode,
+  ValueFormat,
+} from '../debuggerBackend.js';
+import { planArguments } from './gdbArguments.js';
+
+export interface GdbBackendOptions {
+  /** The gdb executable; default "gdb" on PATH. */
+  gdbPath?: string;
+  /** The debugger's environment (already filtered by the caller). */
+  env: Record<string, string>;
+  cwd?: string;
+  /** Default deadline of one MI command. */
+  commandTimeoutMs?: number;
+  /** Deadline for gdb to start and answer its first command. */
+  startTimeoutMs?: number;
+  transcript?: TranscriptWriter;
+  /** Bytes of program output kept for reading by cursor. */
+  outputCapacity?: number;
+  /** `print elements` / `print repeats`: how much of a long array or string GDB prints. */
+  printElements?: number;
+  printRepeats?: number;
+  /** Inferior function calls (`print f(1)`): off unless asked for. */
+  allowInferiorCalls?: boolean;
+  /** Skip the program terminal (targets that are not launched here: cores, remotes). */
+  noTerminal?: boolean;
+}
+
+const FAULT_SIGNALS = new Set(['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL']);
+const STDERR_LINES = 20;
+const CONSOLE_TAIL_BYTES = 64 * 1024;
+
+export class GdbBackend implements DebuggerBackend {
+  readonly info: BackendInfo;
+  private readonly listeners = new Set<(event: BackendEvent) => void>();
+  private readonly stderrLines: string[] = [];
+  private stderrPartial = '';
+  /** Events leave in the order their records arrived, even when one waits for enrichment. */
+  private eventChain: Promise<void> = Promise.resolve();
+  private closing: Promise<void> | undefined;
+  private exited = false;
+  private readonly inferiorPids = new Map<string, number>();
+  private registerNames: string[] | undefined;
+  /** Console text GDB printed on its own (dprintf output, warnings), not as a command's answer. */
+  readonly console = new OutputRing(CONSOLE_TAIL_BYTES);
+  private attached = false;
+
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    private readonly connection: MiConnection,
+    private readonly terminal: ProgramTerminal | undefined,
+    protocol: string,
+  ) {
+    this.info = { kind: 'gdb', version: 'unknown', protocol, pid: child.pid };
+  }
+
+  get output(): OutputRing | undefined {
+    return this.terminal?.output;
+  }
+
+  /** Pids of the programs GDB runs now, by inferior ("i1" → 1234). */
+  get programPids(): ReadonlyMap<string, number> {
+    return this.inferiorPids;
+  }
+
+  stderrTail(): string[] {
+    return this.stderrPartial ? [...this.stderrLines, this.stderrPartial] : [...this.stderrLines];
+  }
+
+  static async launch(options: GdbBackendOptions): Promise<GdbBackend> {
+    try {
+      return await GdbBackend.launchWith('mi4', options);
+    } catch (e) {
+      if (e instanceof DebuggerError && e.details?.['refusedInterpreter'] === true) {
+        return GdbBackend.launchWith('mi3', options);
+      }
+      throw e;
+    }
+  }
+
+  private static async launchWith(protocol: 'mi4' | 'mi3', options: GdbBackendOptions): Promise<GdbBackend> {
+    const gdbPath = options.gdbPath ?? 'gdb';
+    const terminal = options.noTerminal ? undefined : await ProgramTerminal.open({ capacity: options.outputCapacity });
+    // SHELL is what GDB runs when an argument needs a shell (see gdbArguments.ts).
+    const env = { ...options.env, SHELL: '/bin/sh' };
+    let child: ChildProcessWithoutNullStreams;
+    try {
+      child = spawnInGroup(gdbPath, [`--interpreter=${protocol}`, '-nx', '-q'], { env, cwd: options.cwd });
+    } catch (e) {
+      terminal?.close();
+      throw new DebuggerError('backend_unavailable', `could not start ${gdbPath}: ${(e as Error).message}`);
+    }
+    let backend: GdbBackend | undefined;
+    const connection = new MiConnection(
+      {
+        write: (chunk) => child.stdin.write(chunk),
+      },
+      {
+        defaultTimeoutMs: options.commandTimeoutMs ?? 30_000,
+        transcript: options.transcript,
+        onRecord: (record) => backend?.handleRecord(record),
+        onUnmatched: (record) => log('debug', 'late or unmatched MI result dropped', { record }),
+      },
+    );
+    backend = new GdbBackend(child, connection, terminal, protocol);
+    const self = backend;
+    const spawnError = new Promise<never>((_, reject) => {
+      child.once('error', (err: NodeJS.ErrnoException) => {
+        const message =
+          err.code === 'ENOENT'
+            ? `gdb not found (${gdbPath}): install gdb, or point --gdb at it`
+            : `could not start ${gdbPath}: ${err.message}`;
+        reject(new DebuggerError('backend_unavailable', message));
+      });
+    });
+    spawnError.catch(() => {});
+    child.stdin.on('error', () => {}); // EPIPE when gdb dies: reported through 'exit'
+    child.stdout.on('data', (chunk: Buffer) => connection.receive(chunk));
+    child.stdout.on('end', () => connection.receiveEnd());
+    child.stderr.on('data', (chunk: Buffer) => self.collectStderr(chunk));
+    child.on('exit', (code, signal) => self.onExit(code, signal));
+
+    try {
+      await Promise.race([spawnError, self.configure(options)]);
+    } catch (e) {
+      const tail = self.stderrTail().join('\n');
+      await self.close();
+      if (/Interpreter `mi4' unrecognized/.test(tail)) {
+        throw new DebuggerError('backend_unavailable', 'this gdb does not speak mi4', { refusedInterpreter: true });
+      }
+      if (e instanceof DebuggerError && e.code === 'backend_unavailable') throw e;
+      throw new DebuggerError(
+        'backend_unavailable',
+        `gdb did not start: ${(e as Error).message}${tail ? ` (stderr: ${tail.slice(-400)})` : ''}`,
+      );
+    }
+    return self;
+  }
+
+  /** Settings that make GDB predictable for a program, sent pipelined (one round trip). */
+  private async configure(options: GdbBackendOptions): Promise<void> {
+    const timeoutMs = options.startTimeoutMs ?? 10_000;
+    const send = (op: string, raw?: string): Promise<MiCommandResult> =>
+      this.connection.send(op, raw === undefined ? [] : { raw }, { timeoutMs });
+    const required = [
+      // mi-async: -exec-interrupt is read while the program runs (without it, only SIGINT works).
+      send('gdb-set', 'mi-async on'),
+      send('gdb-set', 'pagination off'),
+      send('gdb-set', 'confirm off'),
+      send('gdb-set', 'width 0'),
+      send('gdb-set', 'height 0'),
+      send('gdb-set', 'auto-load off'),
+      send('gdb-set', 'breakpoint pending on'),
+      send('gdb-set', 'startup-with-shell off'),
+      send('gdb-set', `print elements ${options.printElements ?? 200}`),
+      send('gdb-set', `print repeats ${options.printRepeats ?? 10}`),
+      send('gdb-set', `may-call-functions ${options.allowInferiorCalls ? 'on' : 'off'}`),
+    ];
+    if (this.terminal) required.push(this.connection.send('inferior-tty-set', [this.terminal.path], { timeoutMs }));
+    // Settings older or differently built GDBs may not have: failure is fine.
+    const optional = [send('gdb-set', 'debuginfod enabled off'), send('gdb-set', 'print max-depth 8')];
+    const version = this.connection.send('gdb-version', [], { timeoutMs, captureConsole: true });
+    await Promise.all(required);
+    await Promise.allSettled(optional);
+    const first = (await version).console.split('\n')[0]?.trim();
+    if (first) this.info.version = first;
+  }
+
+  subscribe(listener: (event: BackendEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(event: BackendEvent | Promise<BackendEvent | undefined>): void {
+    this.eventChain = this.eventChain
+      .then(() => event)
+      .then((e) => {
+        if (!e) return;
+        for (const listener of this.listeners) {
+          try {
+            listener(e);
+          } catch (err) {
+            log('error', 'backend event listener failed', { error: String(err) });
+          }
+        }
+      });
+  }
+
+  private handleRecord(record: MiRecord): void {
+    switch (record.kind) {
+      case 'exec': {
+        if (record.class === 'running') {
+          const id = miString(record.results, 'thread-id');
+          this.emit({ type: 'running', threadId: id === undefined || id === 'all' ? 'all' : Number(id) });
+        } else if (record.class === 'stopped') {
+          if (isExitStop(record.results)) {
+            this.emit({ type: 'exited', exit: narrowExit(record.results) });
+          } else {
+            this.emit(this.enrichStop(record.results));
+          }
+        }
+        return;
+      }
+      case 'notify':
+        this.handleNotify(record.class, record.results);
+        return;
+      case 'console':
+        this.console.write(Buffer.from(record.text));
+        return;
+      case 'raw':
+        if (record.text.trim() !== '') log('debug', 'unparsed line from gdb', { text: record.text.slice(0, 500), error: record.error });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private handleNotify(kind: string, r: import('../../protocols/mi/miRecords.js').MiTuple): void {
+    switch (kind) {
+      case 'thread-group-started': {
+        const group = miString(r, 'id') ?? 'i1';
+        const pid = miInt(r, 'pid');
+        if (pid !== undefined) {
+          this.inferiorPids.set(group, pid);
+          this.emit({ type: 'inferior-started', group, pid });
+        }
+        return;
+      }
+      case 'thread-group-exited': {
+        const group = miString(r, 'id') ?? 'i1';
+        this.inferiorPids.delete(group);
+        const raw = miString(r, 'exit-code');
+        this.emit({ type: 'inferior-exited', group, ...(raw === undefined ? {} : { code: Number.parseInt(raw, 8) }) });
+        return;
+      }
+      case 'thread-created':
+      case 'thread-exited': {
+        const id = miInt(r, 'id');
+        if (id !== undefined) this.emit({ type: kind, id, group: miString(r, 'group-id') ?? 'i1' });
+        return;
+      }
+      case 'library-loaded':
+        this.emit({ type: 'library-loaded', library: narrowLibrary(r) });
+        return;
+      case 'library-unloaded':
+        this.emit({ type: 'library-unloaded', path: miString(r, 'target-name') ?? miString(r, 'id') ?? '?' });
+        return;
+      case 'breakpoint-created':
+      case 'breakpoint-modified': {
+        const bkpt = miTuple(r, 'bkpt');
+        if (bkpt) this.emit({ type: 'breakpoint-changed', breakpoint: narrowBreakpoint(bkpt) });
+        return;
+      }
+      case 'breakpoint-deleted': {
+        const id = miString(r, 'id');
+        if (id !== undefined) this.emit({ type: 'breakpoint-deleted', number: id });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** A fault's address lives in $_siginfo, not in the stop record: read it before reporting. */
+  private async enrichStop(results: import('../../protocols/mi/miRecords.js').MiTuple): Promise<BackendEvent> {
+    const stop = narrowStop(results);
+    if (stop.signal && FAULT_SIGNALS.has(stop.signal.name)) {
+      try {
+        const args = stop.threadId === undefined ? [] : ['--thread', String(stop.threadId)];
+        const r = await this.connection.send('data-evaluate-expression', [...args, '$_siginfo._sifields._sigfault.si_addr'], {
+          timeoutMs: 2000,
+        });
+        const m = /0x[0-9a-fA-F]+/.exec(miString(r.results, 'value') ?? '');
+        if (m) stop.faultAddress = m[0];
+      } catch {
+        // No siginfo (a core without it, a remote that does not send it): leave it out.
+      }
+    }
+    return { type: 'stopped', stop };
+  }
+
+  private collectStderr(chunk: Buffer): void {
+    const text = this.stderrPartial + chunk.toString('utf8');
+    const lines = text.split('\n');
+    this.stderrPartial = (lines.pop() ?? '').slice(-500);
+    for (const line of lines) {
+      this.stderrLines.push(line.slice(0, 500));
+      if (this.stderrLines.length > STDERR_LINES) this.stderrLines.shift();
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    this.exited = true;
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const tail = this.stderrTail().filter((l) => l.trim() !== '');
+    const reason = `gdb ${how}${tail.length > 0 ? `; its last words: ${tail.slice(-3).join(' | ')}` : ''}`;
+    this.connection.fail(reason);
+    this.emit({ type: 'died', reason });
+  }
+
+  // ---- commands -------------------------------------------------------------------------
+
+  private mi(operation: string, args: readonly string[] | { raw: string } = [], options: MiSendOptions = {}) {
+    return this.connection.send(operation, args, options);
+  }
+
+  private static selector(sel: FrameSelector): string[] {
+    const out: string[] = [];
+    if (sel.threadId !== undefined) out.push('--thread', String(sel.threadId));
+    if (sel.frame !== undefined) out.push('--frame', String(sel.frame));
+    return out;
+  }
+
+  private cli(text: string, options: MiSendOptions = {}, sel: FrameSelector = {}): Promise<MiCommandResult> {
+    return this.mi('interpreter-exec', [...GdbBackend.selector(sel), 'console', text], options);
+  }
+
+  async load(spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport> {
+    const warnings: string[] = [];
+    const loaded = await this.mi('file-exec-and-symbols', [spec.program], { signal, captureConsole: true });
+    const said = `${loaded.console}\n${loaded.log}`;
+    const hasDebugInfo = !/No debugging symbols found/.test(said);
+    if (!hasDebugInfo) {
+      warnings.push(`${spec.program} has no debug info: no source lines, locals or argument names (rebuild with -g)`);
+    }
+    await this.setArguments(spec.args, signal);
+    if (spec.cwd !== undefined) {
+      assertSingleLine(spec.cwd, 'cwd');
+      await this.mi('gdb-set', { raw: `cwd ${spec.cwd}` }, { signal });
+    }
+    // SHELL was set for GDB's own use; the program should not inherit it.
+    await this.cli('unset environment SHELL', { signal });
+    for (const [name, value] of Object.entries(spec.env ?? {})) {
+      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+        throw new DebuggerError('invalid_argument', `environment variable name ${JSON.stringify(name)} is not valid`);
+      }
+      assertSingleLine(value, `env.${name}`);
+      await this.mi('gdb-set', { raw: `environment ${name}=${value}` }, { signal });
+    }
+    return { warnings, hasDebugInfo };
+  }
+
+  private async setArguments(args: readonly string[], signal?: AbortSignal): Promise<void> {
+    args.forEach((a, i) => {
+      assertSingleLine(a, `args[${i}]`);
+    });
+    const plan = planArguments(args);
+    await this.mi('gdb-set', { raw: `startup-with-shell ${plan.shell ? 'on' : 'off'}` }, { signal });
+    await this.mi('exec-arguments', { raw: plan.text }, { signal });
+  }
+
+  async start(mode: StartMode, signal?: AbortSignal): Promise<void> {
+    if (mode === 'entry') {
+      await this.cli('starti', { signal });
+    } else if (mode === 'main') {
+      await this.mi('exec-run', ['--start'], { signal });
+    } else {
+      await this.mi('exec-run', [], { signal });
+    }
+  }
+
+  async resume(action: ResumeAction, options: ResumeOptions, signal?: AbortSignal): Promise<void> {
+    const args = GdbBackend.selector({ threadId: options.threadId });
+    if (options.reverse) args.push('--reverse');
+    const count = options.count !== undefined && options.count > 1 ? [String(options.count)] : [];
+    const send = { signal };
+    switch (action) {
+      case 'continue':
+        await this.mi('exec-continue', args, send);
+        return;
+      case 'next':
+        await this.mi('exec-next', [...args, ...count], send);
+        return;
+      case 'step':
+        await this.mi('exec-step', [...args, ...count], send);
+        return;
+      case 'stepi':
+        await this.mi('exec-step-instruction', [...args, ...count], send);
+        return;
+      case 'nexti':
+        await this.mi('exec-next-instruction', [...args, ...count], send);
+        return;
+      case 'finish':
+        await this.mi('exec-finish', args, send);
+        return;
+      case 'until':
+        await this.mi('exec-until', [...args, ...(options.location ? [options.location] : [])], send);
+        return;
+      case 'advance':
+        if (!options.location) throw new DebuggerError('invalid_argument', 'advance needs a location');
+        assertSingleLine(options.location, 'location');
+        await this.cli(`advance ${options.location}`, send, { threadId: options.threadId });
+        return;
+      case 'jump':
+        if (!options.location) throw new DebuggerError('invalid_argument', 'jump needs a location');
+        await this.mi('exec-jump', [...args, options.location], send);
+        return;
+    }
+  }
+
+  async interrupt(): Promise<void> {
+    await this.mi('exec-interrupt', [], { timeoutMs: 5000 });
+  }
+
+  async kill(signal?: AbortSignal): Promise<void> {
+    await this.cli('kill', { signal });
+  }
+
+  writeStdin(data: string | Buffer): Promise<void> {
+    if (!this.terminal) return Promise.reject(new DebuggerError('wrong_state', 'this target has no program terminal'));
+    return this.terminal.write(data);
+  }
+
+  sendEof(): Promise<void> {
+    if (!this.terminal) return Promise.reject(new DebuggerError('wrong_state', 'this target has no program terminal'));
+    return this.terminal.sendEof();
+  }
+
+  // ---- breakpoints ----------------------------------------------------------------------
+
+  async insertBreakpoint(spec: BreakpointSpec, signal?: AbortSignal): Promise<Breakpoint> {
+    switch (spec.kind) {
+      case 'breakpoint': {
+        const args: string[] = ['-f'];
+        if (spec.temporary) args.push('-t');
+        if (spec.hardware) args.push('-h');
+        if (spec.disabled) args.push('-d');
+        if (spec.condition) args.push('-c', spec.condition);
+        if (spec.ignoreCount) args.push('-i', String(spec.ignoreCount));
+        if (spec.threadId !== undefined) args.push('-p', String(spec.threadId));
+        args.push(spec.location);
+        const r = await this.mi('break-insert', args, { signal });
+        return this.firstBreakpoint(r);
+      }
+      case 'watchpoint': {
+        let bp: Breakpoint;
+        if (spec.location) {
+          // MI's -break-watch has no -location; the CLI form does.
+          assertSingleLine(spec.expression, 'expression');
+          const verb = spec.access === 'read' ? 'rwatch' : spec.access === 'access' ? 'awatch' : 'watch';
+          bp = await this.viaCli(`${verb} -location ${spec.expression}`, signal);
+        } else {
+          const flag = spec.access === 'read' ? ['-r'] : spec.access === 'access' ? ['-a'] : [];
+          const r = await this.mi('break-watch', [...flag, spec.expression], { signal });
+          const wpt = miTuple(r.results, 'wpt') ?? miTuple(r.results, 'hw-rwpt') ?? miTuple(r.results, 'hw-awpt');
+          const number = miString(wpt, 'number');
+          bp = (await this.listBreakpoints(signal)).find((b) => b.number === number) ?? {
+            number: number ?? '?',
+            type: 'watchpoint',
+            enabled: true,
+            temporary: false,
+            pending: false,
+            hits: 0,
+            what: spec.expression,
+            locations: [],
+          };
+        }
+        if (spec.condition) {
+          await this.mi('break-condition', [bp.number, spec.condition], { signal });
+          bp.condition = spec.condition;
+        }
+        return bp;
+      }
+      case 'catchpoint':
+        return this.insertCatchpoint(spec.event, spec.filter, spec.temporary ?? false, signal);
+      case 'dprintf': {
+        const args: string[] = ['-f'];
+        if (spec.condition) args.push('-c', spec.condition);
+        args.push(spec.location, spec.format, ...(spec.args ?? []));
+        const r = await this.mi('dprintf-insert', args, { signal });
+        return this.firstBreakpoint(r);
+      }
+    }
+  }
+
+  private async insertCatchpoint(
+    event: string,
+    filter: string | undefined,
+    temporary: boolean,
+    signal?: AbortSignal,
+  ): Promise<Breakpoint> {
+    if (filter !== undefined) {
+      assertSingleLine(filter, 'filter');
+      // Catchpoint filters are syscall names/numbers, signal names or a regexp for C++ types;
+      // they are written into CLI text, so nothing that could start another clause is allowed.
+      if (!/^[\w .,*+?^$|()[\]\\:-]*$/.test(filter)) {
+        throw new DebuggerError('invalid_argument', `filter ${JSON.stringify(filter)} has characters a catchpoint filter cannot contain`);
+      }
+    }
+    const t = temporary ? ['-t'] : [];
+    if (event === 'throw' || event === 'catch' || event === 'rethrow') {
+      const r = await this.mi(`catch-${event}`, [...t, ...(filter ? ['-r', filter] : [])], { signal });
+      return this.firstBreakpoint(r);
+    }
+    if (event === 'load' || event === 'unload') {
+      const r = await this.mi(`catch-${event}`, [...t, filter ?? '.'], { signal });
+      return this.firstBreakpoint(r);
+    }
+    const verb = temporary ? 'tcatch' : 'catch';
+    return this.viaCli(`${verb} ${event}${filter ? ` ${filter}` : ''}`, signal);
+  }
+
+  /** Runs a CLI command that creates one breakpoint and returns the breakpoint it created. */
+  private async viaCli(text: string, signal?: AbortSignal): Promise<Breakpoint> {
+    const before = new Set((await this.listBreakpoints(signal)).map((b) => b.number));
+    await this.cli(text, { signal });
+    const created = (await this.listBreakpoints(signal)).filter((b) => !before.has(b.number));
+    const bp = created[created.length - 1];
+    if (!bp) throw new DebuggerError('debugger_error', `"${text}" created no breakpoint`);
+    return bp;
+  }
+
+  private firstBreakpoint(r: MiCommandResult): Breakpoint {
+    const bkpt = miTuple(r.results, 'bkpt');
+    if (!bkpt) throw new DebuggerError('debugger_error', 'the debugger answered without a breakpoint');
+    const bp = narrowBreakpoint(bkpt);
+    // mi3+ lists the locations of a multi-location breakpoint in the same answer.
+    return bp;
+  }
+
+  async changeBreakpoints(change: BreakpointChange, signal?: AbortSignal): Promise<void> {
+    switch (change.op) {
+      case 'delete':
+        await this.mi('break-delete', change.numbers, { signal });
+        return;
+      case 'enable':
+      case 'disable':
+        await this.mi(`break-${change.op}`, change.numbers, { signal });
+        return;
+      case 'condition':
+        await this.mi('break-condition', change.condition === '' ? [change.number] : [change.number, change.condition], {
+          signal,
+        });
+        return;
+      case 'ignore':
+        await this.mi('break-after', [change.number, String(change.count)], { signal });
+        return;
+    }
+  }
+
+  async listBreakpoints(signal?: AbortSignal): Promise<Breakpoint[]> {
+    const r = await this.mi('break-list', [], { signal });
+    return narrowBreakpointTable(r.results);
+  }
+
+  // ---- inspection -----------------------------------------------------------------------
+
+  async stack(
+    options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
+    signal?: AbortSignal,
+  ): Promise<Frame[]> {
+    const sel = GdbBackend.selector({ threadId: options.threadId });
+    const range = options.from !== undefined && options.to !== undefined ? [String(options.from), String(options.to)] : [];
+    const r = await this.mi('stack-list-frames', [...sel, ...range], { signal });
+    const frames = narrowStack(r.results);
+    if (options.withArgs && frames.length > 0) {
+      const a = await this.mi('stack-list-arguments', [...sel, '--simple-values', ...range], { signal });
+      const byLevel = narrowStackArgs(a.results);
+      for (const f of frames) f.args = byLevel.get(f.level) ?? [];
+    }
+    return frames;
+  }
+
+  async stackDepth(threadId: number | undefined, max: number, signal?: AbortSignal): Promise<number> {
+    const r = await this.mi('stack-info-depth', [...GdbBackend.selector({ threadId }), String(max)], { signal });
+    return miInt(r.results, 'depth') ?? 0;
+  }
+
+  async threads(signal?: AbortSignal): Promise<{ threads: Thread[]; currentThreadId?: number }> {
+    const r = await this.mi('thread-info', [], { signal });
+    return narrowThreads(r.results);
+  }
+
+  async variables(
+    which: 'locals' | 'args' | 'all',
+    selector: FrameSelector,
+    options: { types?: boolean },
+    signal?: AbortSignal,
+  ): Promise<Variable[]> {
+    const sel = GdbBackend.selector(selector);
+    const r = await this.mi('stack-list-variables', [...sel, '--all-values'], { signal });
+    let vars = narrowVariables(miList(r.results, 'variables'));
+    if (options.types) {
+      // --all-values gives no types; --simple-values gives every type (and scalar values).
+      const t = await this.mi('stack-list-variables', [...sel, '--simple-values'], { signal });
+      const types = narrowVariables(miList(t.results, 'variables'));
+      vars = vars.map((v, i) => {
+        const type = types[i]?.name === v.name ? types[i]?.type : undefined;
+        return type === undefined ? v : { ...v, type };
+      });
+    }
+    if (which === 'locals') return vars.filter((v) => !v.isArg);
+    if (which === 'args') return vars.filter((v) => v.isArg);
+    return vars;
+  }
+
+  async evaluate(
+    expression: string,
+    selector: FrameSelector & { format?: ValueFormat },
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const sel = GdbBackend.selector(selector);
+    const format = selector.format ?? 'natural';
+    if (format === 'natural') {
+      const r = await this.mi('data-evaluate-expression', [...sel, expression], { signal });
+      return miString(r.results, 'value') ?? '';
+    }
+    // -data-evaluate-expression has no format; a variable object does.
+    const created = await this.mi('var-create', [...sel, '-', '*', expression], { signal });
+    const name = miString(created.results, 'name');
+    if (!name) throw new DebuggerError('debugger_error', 'the debugger created no variable object');
+    try {
+      const r = await this.mi('var-evaluate-expression', ['-f', format, name], { signal });
+      return miString(r.results, 'value') ?? '';
+    } finally {
+      await this.mi('var-delete', [name]).catch(() => {});
+    }
+  }
+
+  async assign(target: string, value: string, selector: FrameSelector, signal?: AbortSignal): Promise<string> {
+    const r = await this.mi('data-evaluate-expression', [...GdbBackend.selector(selector), `${target} = ${value}`], {
+      signal,
+    });
+    return miString(r.results, 'value') ?? '';
+  }
+
+  async registers(
+    selector: FrameSelector & { names?: readonly string[]; format?: ValueFormat },
+    signal?: AbortSignal,
+  ): Promise<Register[]> {
+    if (!this.registerNames) {
+      const r = await this.mi('data-list-register-names', [], { signal });
+      this.registerNames = miList(r.results, 'register-names').map((n) => (typeof n === 'string' ? n : ''));
+    }
+    const names = this.registerNames;
+    let numbers: string[] = [];
+    if (selector.names && selector.names.length > 0) {
+      for (const want of selector.names) {
+        const i = names.indexOf(want);
+        if (i < 0) throw new DebuggerError('invalid_argument', `no register named ${JSON.stringify(want)}`);
+        numbers.push(String(i));
+      }
+    } else {
+      // The general registers: the first block of named ones, before vector state.
+      numbers = names.flatMap((n, i) => (n !== '' && i < 24 ? [String(i)] : []));
+    }
+    const fmt = { natural: 'N', hex: 'x', decimal: 'd', octal: 'o', binary: 't' }[selector.format ?? 'hex'];
+    const r = await this.mi(
+      'data-list-register-values',
+      [...GdbBackend.selector(selector), '--skip-unavailable', fmt, ...numbers],
+      { signal },
+    );
+    return miList(r.results, 'register-values').flatMap((v) => {
+      if (typeof v !== 'object' || Array.isArray(v)) return [];
+      const number = miInt(v, 'number') ?? -1;
+      return [{ number, name: names[number] ?? String(number), value: miString(v, 'value') ?? '' }];
+    });
+  }
+
+  async readMemory(address: string, count: number, signal?: AbortSignal): Promise<MemoryBlock[]> {
+    const r = await this.mi('data-read-memory-bytes', [address, String(count)], { signal });
+    return narrowMemory(r.results);
+  }
+
+  async writeMemory(address: string, hex: string, signal?: AbortSignal): Promise<void> {
+    if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex)) throw new DebuggerError('invalid_argument', 'bytes must be pairs of hex digits');
+    await this.mi('data-write-memory-bytes', [address, hex], { signal });
+  }
+
+  async disassemble(request: DisassembleRequest, signal?: AbortSignal): Promise<Instruction[]> {
+    const mode = request.withSource ? (request.withOpcodes ? '5' : '4') : request.withOpcodes ? '2' : '0';
+    const sel = GdbBackend.selector(request);
+    let args: string[];
+    if (request.start !== undefined) {
+      args = ['-s', request.start, '-e', request.end ?? `${request.start}+64`];
+    } else if (request.function !== undefined) {
+      args = ['-a', request.function];
+    } else {
+      args = ['-a', '$pc'];
+    }
+    try {
+      const r = await this.mi('data-disassemble', [...sel, ...args, '--', mode], { signal });
+      return narrowDisassembly(r.results);
+    } catch (e) {
+      // No function around the pc (stripped code): fall back to a window starting at the pc.
+      if (request.start === undefined && request.function === undefined) {
+        const r = await this.mi('data-disassemble', [...sel, '-s', '$pc', '-e', '$pc+64', '--', mode], { signal });
+        return narrowDisassembly(r.results);
+      }
+      throw e;
+    }
+  }
+
+  async sourceLines(file: string, from: number, to: number, signal?: AbortSignal): Promise<SourceLine[]> {
+    assertSingleLine(file, 'file');
+    if (/[\s,']/.test(file)) {
+      throw new DebuggerError('invalid_argument', `source file name ${JSON.stringify(file)} cannot be listed by GDB`);
+    }
+    const r = await this.cli(`list ${file}:${from},${to}`, { signal, captureConsole: true, captureLimit: 256 * 1024 });
+    const lines: SourceLine[] = [];
+    for (const text of r.console.split('\n')) {
+      const m = /^(\d+)\t(.*)$/.exec(text);
+      if (m?.[1] !== undefined && m[2] !== undefined) lines.push({ line: Number(m[1]), text: m[2] });
+    }
+    return lines;
+  }
+
+  async libraries(signal?: AbortSignal): Promise<Library[]> {
+    const r = await this.mi('file-list-shared-libraries', [], { signal });
+    return miList(r.results, 'shared-libraries').flatMap((l) =>
+      typeof l === 'object' && !Array.isArray(l) ? [narrowLibrary(l)] : [],
+    );
+  }
+
+  async command(
+    text: string,
+    options: { timeoutMs?: number; threadId?: number; frame?: number },
+    signal?: AbortSignal,
+  ): Promise<CommandOutput> {
+    const limit = 256 * 1024;
+    const r = await this.cli(
+      text,
+      { signal, timeoutMs: options.timeoutMs, captureConsole: true, captureLimit: limit },
+      { threadId: options.threadId, frame: options.frame },
+    );
+    const output = r.console + (r.log && !r.log.startsWith(text) ? r.log : '');
+    return { output, truncated: r.console.length >= limit };
+  }
+
+  // ---- the end --------------------------------------------------------------------------
+
+  /** Marks the target as attached: closing detaches rather than kills. */
+  setAttached(attached: boolean): void {
+    this.attached = attached;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const pids = [...this.inferiorPids.values()];
+    if (!this.exited) {
+      if (this.attached) await this.mi('target-detach', [], { timeoutMs: 2000 }).catch(() => {});
+      // -gdb-exit kills what GDB launched; the answer may never come if gdb is wedged.
+      await this.mi('gdb-exit', [], { timeoutMs: 1000 }).catch(() => {});
+    }
+    await stopGroup(this.child, { termAfterMs: 1000, killAfterMs: 1000 });
+    if (!this.attached) {
+      // GDB kills its program on exit (and PTRACE_O_EXITKILL when it dies); this is the belt.
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }
+    this.terminal?.close();
+    this.connection.fail('the session is closed');
+    await this.eventChain;
+  }
+
+  /** For tests: whether the debugger's process group still has members. */
+  get groupAlive(): boolean {
+    return this.child.pid !== undefined && groupAlive(this.child.pid);
+  }
+
+  /** For tests and chaos: signal the debugger's process group directly. */
+  signalDebugger(signal: NodeJS.Signals): boolean {
+    return this.child.pid !== undefined && signalGroup(this.child.pid, signal);
+  }
+}

@@ -1,0 +1,24 @@
+// The environment a debugger and its program start with: an allowlist, not the server's own.
+// An MCP client launches the server with the agent's environment (API keys, tokens, cloud
+// credentials); the program under debug is untrusted and must not see them.
+
+const ALLOWED = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TERM', 'TZ', 'TMPDIR']);
+
+export function isAllowedByDefault(name: string): boolean {
+  return ALLOWED.has(name) || name.startsWith('LC_');
+}
+
+/** The allowlisted part of `source`, plus the names in `passthrough`. */
+export function childEnvironment(
+  source: NodeJS.ProcessEnv,
+  passthrough: readonly string[] = [],
+): Record<string, string> {
+  const extra = new Set(passthrough);
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(source)) {
+    if (value === undefined) continue;
+    if (isAllowedByDefault(name) || extra.has(name)) env[name] = value;
+  }
+  env['PATH'] ??= '/usr/local/bin:/usr/bin:/bin';
+  return env;
+}

@@ -1,0 +1,290 @@
+// The one place where GDB/MI field names ('thread-id', 'bkptno', 'fullname'…) are read: MI
+// tuples in, the camelCase model out. Everything MI gives is a string; numbers are parsed here,
+// and a field that is missing or malformed is left out rather than guessed.
+
+import type {
+  Breakpoint,
+  BreakpointLocation,
+  ExitEvent,
+  Frame,
+  Instruction,
+  Library,
+  MemoryBlock,
+  StopEvent,
+  StopReason,
+  Thread,
+  Variable,
+} from '../../model/model.js';
+import type { MiTuple, MiValue } from './miRecords.js';
+
+export function miString(t: MiTuple | undefined, key: string): string | undefined {
+  const v = t?.[key];
+  return typeof v === 'string' ? v : undefined;
+}
+
+export function miInt(t: MiTuple | undefined, key: string): number | undefined {
+  const v = miString(t, key);
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) ? n : undefined;
+}
+
+export function miTuple(t: MiTuple | undefined, key: string): MiTuple | undefined {
+  const v = t?.[key];
+  return isTuple(v) ? v : undefined;
+}
+
+export function miList(t: MiTuple | undefined, key: string): MiValue[] {
+  const v = t?.[key];
+  if (Array.isArray(v)) return v;
+  // A list with one element is sometimes a bare value (GDB's repeated-key quirk in reverse).
+  return v === undefined ? [] : [v];
+}
+
+export function isTuple(v: MiValue | undefined): v is MiTuple {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function tuples(values: MiValue[]): MiTuple[] {
+  return values.filter(isTuple);
+}
+
+function defined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+export function narrowVariables(values: MiValue[]): Variable[] {
+  return tuples(values).map((v) =>
+    defined({
+      name: miString(v, 'name') ?? '?',
+      value: miString(v, 'value'),
+      type: miString(v, 'type'),
+      isArg: miString(v, 'arg') === '1' ? true : undefined,
+    }),
+  );
+}
+
+export function narrowFrame(t: MiTuple | undefined, fallbackLevel = 0): Frame | undefined {
+  if (!t) return undefined;
+  const argsValue = t['args'];
+  return defined({
+    level: miInt(t, 'level') ?? fallbackLevel,
+    address: miString(t, 'addr'),
+    function: miString(t, 'func'),
+    file: miString(t, 'file'),
+    fullname: miString(t, 'fullname'),
+    line: miInt(t, 'line'),
+    library: miString(t, 'from'),
+    args: argsValue === undefined ? undefined : narrowVariables(miList(t, 'args')),
+  });
+}
+
+/** `stack=[frame={…},…]` from -stack-list-frames. */
+export function narrowStack(results: MiTuple): Frame[] {
+  return tuples(miList(results, 'stack'))
+    .map((f, i) => narrowFrame(f, i))
+    .filter((f): f is Frame => f !== undefined);
+}
+
+/** `stack-args=[frame={level="0",args=[…]},…]` from -stack-list-arguments, by level. */
+export function narrowStackArgs(results: MiTuple): Map<number, Variable[]> {
+  const byLevel = new Map<number, Variable[]>();
+  for (const f of tuples(miList(results, 'stack-args'))) {
+    const level = miInt(f, 'level');
+    if (level !== undefined) byLevel.set(level, narrowVariables(miList(f, 'args')));
+  }
+  return byLevel;
+}
+
+export function narrowThreads(results: MiTuple): { threads: Thread[]; currentThreadId?: number } {
+  const threads = tuples(miList(results, 'threads')).map((t) => {
+    const state = miString(t, 'state');
+    return defined({
+      id: miInt(t, 'id') ?? 0,
+      targetId: miString(t, 'target-id'),
+      name: miString(t, 'name'),
+      state: state === 'stopped' || state === 'running' ? state : ('unknown' as const),
+      core: miInt(t, 'core'),
+      frame: narrowFrame(miTuple(t, 'frame')),
+    }) as Thread;
+  });
+  return defined({ threads, currentThreadId: miInt(results, 'current-thread-id') });
+}
+
+function narrowLocation(t: MiTuple): BreakpointLocation {
+  return defined({
+    id: miString(t, 'number') ?? '?',
+    enabled: miString(t, 'enabled') === 'y',
+    address: miString(t, 'addr'),
+    function: miString(t, 'func'),
+    file: miString(t, 'file'),
+    fullname: miString(t, 'fullname'),
+    line: miInt(t, 'line'),
+  });
+}
+
+export function narrowBreakpoint(t: MiTuple): Breakpoint {
+  const addr = miString(t, 'addr');
+  const pending = miString(t, 'pending');
+  const script = t['script'];
+  const locations = tuples(miList(t, 'locations')).map(narrowLocation);
+  const catchType = miString(t, 'catch-type');
+  return defined({
+    number: miString(t, 'number') ?? '?',
+    type: miString(t, 'type') ?? 'breakpoint',
+    enabled: miString(t, 'enabled') === 'y',
+    temporary: miString(t, 'disp') === 'del',
+    requested: miString(t, 'original-location') ?? pending,
+    pending: pending !== undefined || addr === '<PENDING>',
+    condition: miString(t, 'cond'),
+    ignoreCount: miInt(t, 'ignore'),
+    hits: miInt(t, 'times') ?? 0,
+    what: miString(t, 'what') ?? (catchType === undefined ? undefined : catchType),
+    script: script === undefined ? undefined : miList(t, 'script').filter((s): s is string => typeof s === 'string'),
+    thread: miInt(t, 'thread'),
+    address: addr === '<PENDING>' || addr === '<MULTIPLE>' ? undefined : addr,
+    function: miString(t, 'func'),
+    file: miString(t, 'file'),
+    fullname: miString(t, 'fullname'),
+    line: miInt(t, 'line'),
+    locations,
+  });
+}
+
+/** `BreakpointTable={…,body=[bkpt={…},…]}` from -break-list. */
+export function narrowBreakpointTable(results: MiTuple): Breakpoint[] {
+  const table = miTuple(results, 'BreakpointTable');
+  return tuples(miList(table, 'body')).map(narrowBreakpoint);
+}
+
+const KNOWN_REASONS = new Set<string>([
+  'breakpoint-hit',
+  'watchpoint-trigger',
+  'read-watchpoint-trigger',
+  'access-watchpoint-trigger',
+  'watchpoint-scope',
+  'function-finished',
+  'location-reached',
+  'end-stepping-range',
+  'signal-received',
+  'solib-event',
+  'fork',
+  'vfork',
+  'exec',
+  'syscall-entry',
+  'syscall-return',
+  'no-history',
+]);
+
+const EXIT_REASONS = new Set(['exited', 'exited-normally', 'exited-signalled']);
+
+/** True when a `*stopped` record reports the end of the program rather than a stop. */
+export function isExitStop(results: MiTuple): boolean {
+  const reason = miString(results, 'reason');
+  return reason !== undefined && EXIT_REASONS.has(reason);
+}
+
+/** The program's end from `*stopped,reason="exited…"`. */
+export function narrowExit(results: MiTuple): ExitEvent {
+  const reason = miString(results, 'reason');
+  if (reason === 'exited-signalled') {
+    return {
+      signal: { name: miString(results, 'signal-name') ?? '?', meaning: miString(results, 'signal-meaning') ?? '' },
+    };
+  }
+  // exit-code is octal as GDB prints it ("03", "0377"); exited-normally has none.
+  const raw = miString(results, 'exit-code');
+  return { code: raw === undefined ? 0 : Number.parseInt(raw, 8) };
+}
+
+/** `*stopped,…` (not an exit) into a StopEvent. */
+export function narrowStop(results: MiTuple): StopEvent {
+  // Several reasons can be listed when one stop has several causes; the first one leads.
+  const reasons = miList(results, 'reason').filter((r): r is string => typeof r === 'string');
+  const first = reasons[0];
+  let reason: StopReason = first !== undefined && KNOWN_REASONS.has(first) ? (first as StopReason) : 'unknown';
+  // `starti` reports its stop as signal "0" ("Signal 0"): that is no signal at all.
+  const rawSignal = miString(results, 'signal-name');
+  const signalName = rawSignal === '0' ? undefined : rawSignal;
+  if (rawSignal === '0' && reason === 'signal-received') reason = 'unknown';
+  const wpt = miTuple(results, 'wpt') ?? miTuple(results, 'hw-rwpt') ?? miTuple(results, 'hw-awpt');
+  const value = miTuple(results, 'value');
+  const stoppedThreads = miString(results, 'stopped-threads');
+  const threadsList = miList(results, 'stopped-threads').filter((s): s is string => typeof s === 'string');
+  if (reason === 'unknown' && miString(results, 'bkptno') !== undefined) reason = 'catchpoint';
+  return defined({
+    reason,
+    rawReason: first !== undefined && reason !== first ? first : undefined,
+    signal:
+      signalName === undefined ? undefined : { name: signalName, meaning: miString(results, 'signal-meaning') ?? '' },
+    threadId: miInt(results, 'thread-id'),
+    frame: narrowFrame(miTuple(results, 'frame')),
+    breakpoint: miString(results, 'bkptno') ?? miString(wpt, 'number') ?? miString(results, 'wpnum'),
+    temporaryBreakpoint: miString(results, 'disp') === 'del' ? true : undefined,
+    watch:
+      wpt === undefined
+        ? undefined
+        : defined({
+            expression: miString(wpt, 'exp') ?? '?',
+            old: miString(value, 'old'),
+            new: miString(value, 'new'),
+            value: miString(value, 'value'),
+          }),
+    returnValue: miString(results, 'return-value'),
+    returnVariable: miString(results, 'gdb-result-var'),
+    newPid: miInt(results, 'newpid'),
+    newProgram: miString(results, 'newexec'),
+    syscall: miString(results, 'syscall-name'),
+    stoppedThreads:
+      stoppedThreads === 'all'
+        ? ('all' as const)
+        : threadsList.length > 0
+          ? threadsList.map(Number).filter(Number.isFinite)
+          : undefined,
+  });
+}
+
+export function narrowLibrary(t: MiTuple): Library {
+  return defined({
+    path: miString(t, 'target-name') ?? miString(t, 'id') ?? '?',
+    symbolsLoaded: miString(t, 'symbols-loaded') === '1',
+    ranges: tuples(miList(t, 'ranges')).map((r) => ({ from: miString(r, 'from') ?? '?', to: miString(r, 'to') ?? '?' })),
+    group: miString(t, 'thread-group'),
+  });
+}
+
+/** `memory=[{begin,offset,end,contents},…]` from -data-read-memory-bytes. */
+export function narrowMemory(results: MiTuple): MemoryBlock[] {
+  return tuples(miList(results, 'memory')).map((m) => ({
+    address: miString(m, 'begin') ?? '?',
+    hex: miString(m, 'contents') ?? '',
+  }));
+}
+
+function narrowInstruction(t: MiTuple, line?: number, file?: string): Instruction {
+  return defined({
+    address: miString(t, 'address') ?? '?',
+    function: miString(t, 'func-name'),
+    offset: miInt(t, 'offset'),
+    instruction: miString(t, 'inst') ?? '',
+    opcodes: miString(t, 'opcodes'),
+    line,
+    file,
+  });
+}
+
+/** `asm_insns=[…]` from -data-disassemble, in plain or source-and-assembly form. */
+export function narrowDisassembly(results: MiTuple): Instruction[] {
+  const out: Instruction[] = [];
+  for (const item of tuples(miList(results, 'asm_insns'))) {
+    if (item['line_asm_insn'] !== undefined || item['line'] !== undefined) {
+      const line = miInt(item, 'line');
+      const file = miString(item, 'file');
+      for (const insn of tuples(miList(item, 'line_asm_insn'))) out.push(narrowInstruction(insn, line, file));
+    } else {
+      out.push(narrowInstruction(item));
+    }
+  }
+  return out;
+}

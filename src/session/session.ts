@@ -1,0 +1,362 @@
+// One debugging session: an actor around one backend. Tool calls go through a serial mailbox;
+// the backend's events feed `transition`; interrupt and close take their own path, so they never
+// wait behind a command that is waiting for the program.
+
+import type {
+  DebuggerBackend,
+  LaunchSpec,
+  LoadReport,
+  ResumeAction,
+  ResumeOptions,
+  StartMode,
+} from '../backends/debuggerBackend.js';
+import type { ExitEvent, StopEvent } from '../model/model.js';
+import { abortError, sleep } from '../util/deadline.js';
+import { DebuggerError } from '../util/errors.js';
+import { log } from '../util/log.js';
+import { Mailbox } from './mailbox.js';
+import {
+  initialSnapshot,
+  isSettled,
+  type Phase,
+  type SessionEvent,
+  type SessionSnapshot,
+  transition,
+} from './sessionState.js';
+
+/** How a wait for the program ended. */
+export type RunOutcome =
+  | { kind: 'stopped'; stop: StopEvent; stopId: number }
+  | { kind: 'exited'; exit: ExitEvent }
+  /** The deadline came first: the program is still running. */
+  | { kind: 'running' }
+  | { kind: 'dead'; reason: string };
+
+export type RunAction = ResumeAction | 'run' | 'restart' | 'kill' | 'interrupt';
+
+export interface RunRequest {
+  action: RunAction;
+  options?: ResumeOptions;
+  /** For run/restart: where the fresh run stops first. */
+  startMode?: StartMode;
+  /** How long to wait for the program to stop; default 30 s. */
+  timeoutMs?: number;
+  /** At the deadline: return `running` (default) or interrupt and return where it stopped. */
+  onTimeout?: 'return' | 'interrupt';
+  /** Called while the wait goes on, about once a second. */
+  onProgress?: (elapsedMs: number) => void;
+}
+
+export interface SessionTarget {
+  kind: 'launch';
+  program: string;
+  args: readonly string[];
+}
+
+interface Waiter {
+  check: (s: SessionSnapshot) => boolean;
+  resolve: () => void;
+}
+
+const INTERRUPT_GRACE_MS = 5000;
+
+export class Session {
+  private snap: SessionSnapshot = initialSnapshot();
+  private readonly mailbox = new Mailbox();
+  private readonly waiters = new Set<Waiter>();
+  private readonly unsubscribe: () => void;
+  private closing: Promise<void> | undefined;
+  readonly createdAt = Date.now();
+  lastUsedAt = Date.now();
+  /** The start mode of the first run, reused by restart. */
+  private startMode: StartMode = 'none';
+  private loadReport: LoadReport | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly backend: DebuggerBackend,
+    readonly target: SessionTarget,
+  ) {
+    this.unsubscribe = backend.subscribe((event) => this.apply(event));
+  }
+
+  get snapshot(): SessionSnapshot {
+    return this.snap;
+  }
+
+  get phase(): Phase {
+    return this.snap.state.phase;
+  }
+
+  get closed(): boolean {
+    return this.closing !== undefined;
+  }
+
+  get warnings(): readonly string[] {
+    return this.loadReport?.warnings ?? [];
+  }
+
+  /** Feed one event through the reducer and wake whoever waits for the new state. */
+  apply(event: SessionEvent): void {
+    const before = this.snap;
+    this.snap = transition(this.snap, event);
+    if (this.snap === before) return;
+    if (this.snap.state.phase === 'dead' && before.state.phase !== 'dead') {
+      log(this.closing ? 'debug' : 'warn', 'session debugger gone', {
+        session: this.id,
+        reason: this.snap.state.phase === 'dead' ? this.snap.state.reason : '',
+      });
+    }
+    for (const w of [...this.waiters]) {
+      if (w.check(this.snap)) {
+        this.waiters.delete(w);
+        w.resolve();
+      }
+    }
+  }
+
+  /** Resolves when `check` holds (now or later), or false at the deadline / on abort. */
+  private waitFor(check: (s: SessionSnapshot) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (check(this.snap)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const done = (value: boolean): void => {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiters.delete(waiter);
+        resolve(value);
+      };
+      const waiter: Waiter = { check, resolve: () => done(true) };
+      const timer = setTimeout(() => done(false), timeoutMs);
+      timer.unref();
+      const onAbort = (): void => done(false);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.add(waiter);
+    });
+  }
+
+  private outcome(): RunOutcome {
+    const s = this.snap.state;
+    switch (s.phase) {
+      case 'stopped':
+        return { kind: 'stopped', stop: s.stop, stopId: this.snap.stopId };
+      case 'exited':
+        return { kind: 'exited', exit: s.exit };
+      case 'dead':
+        return { kind: 'dead', reason: s.reason };
+      default:
+        return { kind: 'running' };
+    }
+  }
+
+  private touch(): void {
+    this.lastUsedAt = Date.now();
+  }
+
+  /** Throws `wrong_state` unless the session is in one of `phases`, with the next step named. */
+  requirePhase(phases: readonly Phase[], doing: string): void {
+    const s = this.snap.state;
+    if (phases.includes(s.phase)) return;
+    throw new DebuggerError('wrong_state', `cannot ${doing}: ${describeState(s.phase, s)}`, { state: s.phase });
+  }
+
+  // ---- serial operations ------------------------------------------------------------------
+
+  /** Loads the program. The first operation of a launched session. */
+  load(spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport> {
+    return this.post(async () => {
+      this.requirePhase(['starting'], 'load a program');
+      this.loadReport = await this.backend.load(spec, signal);
+      this.apply({ type: 'loaded' });
+      return this.loadReport;
+    }, signal);
+  }
+
+  /**
+   * Runs `task` in the mailbox when the session is in one of `phases`. When `stopId` is given
+   * the evidence must come from that stop; and it must still be the current stop when the task
+   * ends, or the answer would mix two stops.
+   */
+  query<T>(
+    phases: readonly Phase[],
+    doing: string,
+    task: (backend: DebuggerBackend, signal: AbortSignal | undefined) => Promise<T>,
+    options: { stopId?: number; signal?: AbortSignal } = {},
+  ): Promise<T> {
+    return this.post(async () => {
+      this.requirePhase(phases, doing);
+      const at = this.snap.stopId;
+      const epoch = this.snap.epoch;
+      if (options.stopId !== undefined && options.stopId !== at) {
+        throw new DebuggerError(
+          'stale_context',
+          `stop ${options.stopId} is gone: the program has moved on to stop ${at}. Read the evidence again at the current stop.`,
+          { requestedStopId: options.stopId, stopId: at },
+        );
+      }
+      const result = await task(this.backend, options.signal);
+      if (this.snap.stopId !== at || this.snap.epoch !== epoch) {
+        throw new DebuggerError('stale_context', `the program moved while ${doing}; ask again at the new stop`, {
+          stopId: this.snap.stopId,
+        });
+      }
+      return result;
+    }, options.signal);
+  }
+
+  /** Like query, for operations that may change the target (breakpoints, writes, raw commands). */
+  mutate<T>(
+    phases: readonly Phase[],
+    doing: string,
+    task: (backend: DebuggerBackend, signal: AbortSignal | undefined) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    return this.post(async () => {
+      this.requirePhase(phases, doing);
+      return task(this.backend, signal);
+    }, signal);
+  }
+
+  private post<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    this.touch();
+    return this.mailbox.post(async () => {
+      if (signal?.aborted) throw abortError(signal);
+      if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
+      try {
+        return await task();
+      } finally {
+        this.touch();
+      }
+    });
+  }
+
+  /**
+   * Run control: resumes (or starts, restarts, kills) and waits for the next stop or exit, up to
+   * the deadline. Never hangs: at the deadline the answer is `running` (or, with
+   * onTimeout=interrupt, the stop the interrupt reached).
+   */
+  run(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
+    if (request.action === 'interrupt') return this.interrupt();
+    return this.post(() => this.runNow(request, signal), signal);
+  }
+
+  private async runNow(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
+    const { action } = request;
+    const timeoutMs = request.timeoutMs ?? 30_000;
+    if (action === 'kill') {
+      this.requirePhase(['stopped', 'running'], 'kill the program');
+      await this.backend.kill(signal);
+      this.apply({ type: 'killed' });
+      return this.outcome();
+    }
+    if (action === 'run' || action === 'restart') {
+      if (action === 'run') this.requirePhase(['loaded', 'exited'], 'start the program');
+      else this.requirePhase(['loaded', 'stopped', 'exited', 'running'], 'restart the program');
+      if (this.snap.state.phase === 'stopped' || this.snap.state.phase === 'running') {
+        await this.backend.kill(signal);
+        this.apply({ type: 'killed' });
+      }
+      if (request.startMode !== undefined) this.startMode = request.startMode;
+      const epoch = this.snap.epoch;
+      await this.backend.start(this.startMode, signal);
+      return this.waitForStop(epoch, timeoutMs, request, signal);
+    }
+    this.requirePhase(['stopped'], `${action}`);
+    const epoch = this.snap.epoch;
+    await this.backend.resume(action as ResumeAction, request.options ?? {}, signal);
+    return this.waitForStop(epoch, timeoutMs, request, signal);
+  }
+
+  /** Waits until the program, resumed after `epoch`, stops, exits or the debugger dies. */
+  private async waitForStop(
+    epoch: number,
+    timeoutMs: number,
+    request: RunRequest,
+    signal?: AbortSignal,
+  ): Promise<RunOutcome> {
+    const settled = (s: SessionSnapshot): boolean =>
+      s.state.phase === 'dead' || (s.epoch > epoch && isSettled(s.state));
+    const started = Date.now();
+    let progress: NodeJS.Timeout | undefined;
+    if (request.onProgress) {
+      const report = request.onProgress;
+      progress = setInterval(() => report(Date.now() - started), 1000);
+      progress.unref();
+    }
+    try {
+      const ok = await this.waitFor(settled, timeoutMs, signal);
+      if (ok) return this.outcome();
+      // Cancelled, or out of time: stop the program when asked to, and say where it stopped.
+      if (signal?.aborted || request.onTimeout === 'interrupt') {
+        return await this.interruptAndWait();
+      }
+      return this.outcome();
+    } finally {
+      if (progress) clearInterval(progress);
+    }
+  }
+
+  /**
+   * Stops a running program. Bypasses the mailbox: a run waiting in the mailbox is exactly what
+   * this is for. If nothing runs, answers with the current state.
+   */
+  async interrupt(): Promise<RunOutcome> {
+    this.touch();
+    if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
+    if (this.snap.state.phase !== 'running') return this.outcome();
+    return this.interruptAndWait();
+  }
+
+  private async interruptAndWait(): Promise<RunOutcome> {
+    const epoch = this.snap.epoch;
+    const stopped = (s: SessionSnapshot): boolean => s.epoch >= epoch && isSettled(s.state);
+    try {
+      await this.backend.interrupt();
+    } catch (e) {
+      if (this.snap.state.phase === 'dead') return this.outcome();
+      log('warn', 'interrupt failed', { session: this.id, error: String(e) });
+    }
+    if (await this.waitFor(stopped, INTERRUPT_GRACE_MS)) return this.outcome();
+    throw new DebuggerError(
+      'timeout',
+      `the program did not stop within ${INTERRUPT_GRACE_MS} ms of the interrupt; call dbg_run action=kill or dbg_close`,
+    );
+  }
+
+  /** Ends the session: the program is killed (or detached) and the debugger stops. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.mailbox.close(new DebuggerError('no_session', `session ${this.id} is closed`));
+      try {
+        await this.backend.close();
+      } finally {
+        this.unsubscribe();
+        this.apply({ type: 'lost', reason: 'the session was closed' });
+        for (const w of [...this.waiters]) w.resolve();
+        this.waiters.clear();
+      }
+    })();
+    return this.closing;
+  }
+
+  /** Waits (bounded) for pending work to drain; for tests. */
+  async idle(ms = 1000): Promise<void> {
+    await Promise.race([this.mailbox.drained(), sleep(ms)]);
+  }
+}
+
+export function describeState(phase: Phase, state?: { phase: Phase; reason?: string }): string {
+  switch (phase) {
+    case 'starting':
+      return 'the session is still starting';
+    case 'loaded':
+      return 'the program is loaded but not started: call dbg_run with action=run';
+    case 'stopped':
+      return 'the program is stopped';
+    case 'running':
+      return 'the program is running: call dbg_run with action=interrupt first';
+    case 'exited':
+      return 'the program has exited: call dbg_run with action=restart to run it again';
+    case 'dead':
+      return `the debugger is gone (${state?.reason ?? 'unknown reason'}): call dbg_close, then dbg_start again`;
+  }
+}
