@@ -144,7 +144,10 @@ export class MiConnection {
       const timeoutMs = options.timeoutMs ?? this.defaultTimeoutMs;
       if (Number.isFinite(timeoutMs)) {
         entry.timer = setTimeout(() => {
-          this.settle(token, new DebuggerError('timeout', `-${operation} got no answer from the debugger within ${timeoutMs} ms`));
+          this.settle(
+            token,
+            new DebuggerError('timeout', `-${operation} got no answer from the debugger within ${timeoutMs} ms`),
+          );
         }, timeoutMs);
         entry.timer.unref();
       }
@@ -164,7 +167,10 @@ export class MiConnection {
       try {
         this.input.write(`${line}\n`);
       } catch (e) {
-        this.settle(token, new DebuggerError('debugger_error', `could not write to the debugger: ${(e as Error).message}`));
+        this.settle(
+          token,
+          new DebuggerError('debugger_error', `could not write to the debugger: ${(e as Error).message}`),
+        );
       }
     });
   }

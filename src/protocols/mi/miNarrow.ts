@@ -249,7 +249,10 @@ export function narrowLibrary(t: MiTuple): Library {
   return defined({
     path: miString(t, 'target-name') ?? miString(t, 'id') ?? '?',
     symbolsLoaded: miString(t, 'symbols-loaded') === '1',
-    ranges: tuples(miList(t, 'ranges')).map((r) => ({ from: miString(r, 'from') ?? '?', to: miString(r, 'to') ?? '?' })),
+    ranges: tuples(miList(t, 'ranges')).map((r) => ({
+      from: miString(r, 'from') ?? '?',
+      to: miString(r, 'to') ?? '?',
+    })),
     group: miString(t, 'thread-group'),
   });
 }

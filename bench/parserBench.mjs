@@ -1,0 +1,137 @@
+#!/usr/bin/env node
+// Throughput of the built MI line splitter + parser (dist/), against V8's JSON.parse on the same
+// records re-encoded as JSON: JSON.parse is native code and about the practical limit for
+// turning text into objects, so the ratio says how much room is left.
+//
+//   npx tsc -p tsconfig.json && node bench/parserBench.mjs
+//
+// Inputs come from the shared seeded generator (../shared/bench/mi-gen.mjs) and are cached in
+// bench/.data/ (git-ignored): 50,000 and 500,000 synthetic lines, and "big" (three huge lines).
+
+import { spawnSync } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { formatBenchTable } from './benchTable.mjs';
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(benchDir, '..');
+const generator = path.resolve(repoRoot, '..', 'shared', 'bench', 'mi-gen.mjs');
+const dataDir = path.join(benchDir, '.data');
+const CHUNK = 64 * 1024; // what a pipe read delivers at most
+
+const TARGETS = { syntheticMbPerSec: 150, bigMbPerSec: 60, maxScaling: 12 };
+
+/** The generator's output for `args`, generated once and cached. */
+function input(name, args) {
+  const file = path.join(dataDir, `${name}.mi`);
+  if (!existsSync(file)) {
+    if (!existsSync(generator)) throw new Error(`generator not found at ${generator}`);
+    mkdirSync(dataDir, { recursive: true });
+    const partial = `${file}.partial`;
+    const fd = openSync(partial, 'w');
+    const run = spawnSync(process.execPath, [generator, ...args], { stdio: ['ignore', fd, 'inherit'] });
+    closeSync(fd);
+    if (run.status !== 0) throw new Error(`mi-gen.mjs ${args.join(' ')} failed (${run.status ?? run.signal})`);
+    renameSync(partial, file);
+  }
+  return readFileSync(file);
+}
+
+async function loadBuilt() {
+  const dist = path.join(repoRoot, 'dist', 'protocols', 'mi');
+  const parser = path.join(dist, 'miParser.js');
+  if (!existsSync(parser)) throw new Error('dist/ is missing: run `npx tsc -p tsconfig.json` first');
+  const { parseMiLine } = await import(pathToFileURL(parser).href);
+  const { MiLineSplitter } = await import(pathToFileURL(path.join(dist, 'miLineSplitter.js')).href);
+  return { parseMiLine, MiLineSplitter };
+}
+
+/** Best wall time of `runs` calls after `warmups` untimed ones, in milliseconds. */
+function best(fn, runs, warmups = 2) {
+  for (let i = 0; i < warmups; i++) fn();
+  let min = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < runs; i++) {
+    const start = process.hrtime.bigint();
+    fn();
+    min = Math.min(min, Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return min;
+}
+
+/** Splitter + parser over the whole stream, fed as a pipe would. Returns the record count. */
+function parseStream(mi, bytes) {
+  const splitter = new mi.MiLineSplitter();
+  let records = 0;
+  let raw = 0;
+  for (let at = 0; at < bytes.length; at += CHUNK) {
+    for (const line of splitter.push(bytes.subarray(at, at + CHUNK))) {
+      if (mi.parseMiLine(line).kind === 'raw') raw++;
+      records++;
+    }
+  }
+  for (const line of splitter.end()) {
+    if (mi.parseMiLine(line).kind === 'raw') raw++;
+    records++;
+  }
+  return { records, raw };
+}
+
+/** The same records as JSON lines, and the best time for JSON.parse to read them all. */
+function jsonReference(mi, bytes, runs) {
+  const lines = bytes.toString('utf8').split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const json = lines.map((line) => JSON.stringify(mi.parseMiLine(line)));
+  const ms = best(() => {
+    for (const text of json) JSON.parse(text);
+  }, runs);
+  return ms;
+}
+
+function throughputRow(mi, name, bytes, target, runs) {
+  const { raw } = parseStream(mi, bytes);
+  if (raw > 0) throw new Error(`${name}: ${raw} lines did not parse`);
+  const ms = best(() => parseStream(mi, bytes), runs);
+  const jsonMs = jsonReference(mi, bytes, runs);
+  const mbPerSec = bytes.length / 1e6 / (ms / 1000);
+  return {
+    name,
+    mbPerSec,
+    target,
+    ratioToJsonParse: ms / jsonMs,
+    pass: mbPerSec >= target,
+    ms,
+    jsonMs,
+  };
+}
+
+export async function runParserBench() {
+  const mi = await loadBuilt();
+  const small = input('synthetic-50000-1', ['50000', '1']);
+  const big = input('big', ['big']);
+  const synthetic = throughputRow(mi, 'mi parse: synthetic 50,000 lines', small, TARGETS.syntheticMbPerSec, 9);
+  const bigRow = throughputRow(mi, 'mi parse: big (3 huge lines)', big, TARGETS.bigMbPerSec, 9);
+
+  // Scaling: ten times the lines should cost about ten times the time. Measured right after the
+  // small run, so both see the same machine state.
+  const large = input('synthetic-500000-1', ['500000', '1']);
+  const smallMs = best(() => parseStream(mi, small), 5);
+  const largeMs = best(() => parseStream(mi, large), 3, 1);
+  const scaling = largeMs / smallMs;
+  const scalingRow = {
+    name: 'mi parse: 500,000 vs 50,000 lines',
+    mbPerSec: large.length / 1e6 / (largeMs / 1000),
+    target: TARGETS.maxScaling,
+    ratioToJsonParse: undefined,
+    pass: scaling <= TARGETS.maxScaling,
+    measured: `${scaling.toFixed(2)}× the time`,
+    targetText: `≤ ${TARGETS.maxScaling}× the time`,
+  };
+  return [synthetic, bigRow, scalingRow];
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const rows = await runParserBench();
+  console.log(formatBenchTable(rows));
+  if (rows.some((row) => !row.pass)) process.exitCode = 1;
+}
