@@ -176,7 +176,11 @@ export interface DebuggerBackend {
     options: { types?: boolean },
     signal?: AbortSignal,
   ): Promise<Variable[]>;
-  evaluate(expression: string, selector: FrameSelector & { format?: ValueFormat }, signal?: AbortSignal): Promise<string>;
+  evaluate(
+    expression: string,
+    selector: FrameSelector & { format?: ValueFormat },
+    signal?: AbortSignal,
+  ): Promise<string>;
   assign(target: string, value: string, selector: FrameSelector, signal?: AbortSignal): Promise<string>;
   registers(
     selector: FrameSelector & { names?: readonly string[]; format?: ValueFormat },
@@ -188,7 +192,11 @@ export interface DebuggerBackend {
   sourceLines(file: string, from: number, to: number, signal?: AbortSignal): Promise<SourceLine[]>;
   libraries(signal?: AbortSignal): Promise<Library[]>;
   /** One raw debugger command (CLI), its console output back. */
-  command(text: string, options: { timeoutMs?: number; threadId?: number; frame?: number }, signal?: AbortSignal): Promise<CommandOutput>;
+  command(
+    text: string,
+    options: { timeoutMs?: number; threadId?: number; frame?: number },
+    signal?: AbortSignal,
+  ): Promise<CommandOutput>;
 
   /** Ends the debugger: the program is killed (launched) or detached (attached). Idempotent. */
   close(): Promise<void>;

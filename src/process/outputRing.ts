@@ -58,6 +58,12 @@ export class OutputRing {
     const first = Math.min(length, this.capacity - at);
     this.buffer.copy(data, 0, at, at + first);
     if (first < length) this.buffer.copy(data, first, 0, length - first);
-    return { data, start: from, next: from + length, dropped: cursor < this.begin ? dropped : 0, more: from + length < this.written };
+    return {
+      data,
+      start: from,
+      next: from + length,
+      dropped: cursor < this.begin ? dropped : 0,
+      more: from + length < this.written,
+    };
   }
 }

@@ -9,7 +9,11 @@ export interface SpawnOptions {
   cwd?: string;
 }
 
-export function spawnInGroup(file: string, args: readonly string[], options: SpawnOptions): ChildProcessWithoutNullStreams {
+export function spawnInGroup(
+  file: string,
+  args: readonly string[],
+  options: SpawnOptions,
+): ChildProcessWithoutNullStreams {
   return spawn(file, args, {
     env: options.env,
     cwd: options.cwd,

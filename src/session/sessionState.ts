@@ -71,8 +71,13 @@ export function transition(s: SessionSnapshot, e: SessionEvent): SessionSnapshot
       // One resume can report several *running records (one per thread); it is one epoch.
       if (s.state.phase === 'running') return s;
       return { ...s, state: { phase: 'running' }, epoch: s.epoch + 1 };
-    case 'stopped':
-      return { ...s, state: { phase: 'stopped', stop: e.stop }, stopId: s.stopId + 1 };
+    case 'stopped': {
+      // GDB deletes a temporary breakpoint at the stop it causes, but its =breakpoint-deleted
+      // comes after the *stopped record: drop it here so the stop never shows it alive.
+      const spent = e.stop.temporaryBreakpoint ? e.stop.breakpoint : undefined;
+      const breakpoints = spent === undefined ? s.breakpoints : withMap(s.breakpoints, spent, undefined);
+      return { ...s, state: { phase: 'stopped', stop: e.stop }, stopId: s.stopId + 1, breakpoints };
+    }
     case 'exited': {
       const exit =
         e.exit.code === undefined && e.exit.signal === undefined && s.lastInferiorExit?.code !== undefined

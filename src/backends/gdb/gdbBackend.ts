@@ -18,8 +18,13 @@ import type {
 import { OutputRing } from '../../process/outputRing.js';
 import { ProgramTerminal } from '../../process/programTerminal.js';
 import { groupAlive, signalGroup, spawnInGroup, stopGroup } from '../../process/spawnGroup.js';
-import { MiConnection, type MiCommandResult, type MiSendOptions, type TranscriptWriter } from '../../protocols/mi/miConnection.js';
 import { assertSingleLine } from '../../protocols/mi/miCommand.js';
+import {
+  type MiCommandResult,
+  MiConnection,
+  type MiSendOptions,
+  type TranscriptWriter,
+} from '../../protocols/mi/miConnection.js';
 import {
   isExitStop,
   miInt,
@@ -99,6 +104,8 @@ export class GdbBackend implements DebuggerBackend {
   /** Console text GDB printed on its own (dprintf output, warnings), not as a command's answer. */
   readonly console = new OutputRing(CONSOLE_TAIL_BYTES);
   private attached = false;
+  /** The thread of the latest stop: GDB selects it, and frame-only selectors refer to it. */
+  private stopThread = 1;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -249,9 +256,9 @@ export class GdbBackend implements DebuggerBackend {
           this.emit({ type: 'running', threadId: id === undefined || id === 'all' ? 'all' : Number(id) });
         } else if (record.class === 'stopped') {
           if (isExitStop(record.results)) {
-            this.emit({ type: 'exited', exit: narrowExit(record.results) });
+            this.emit(this.afterOutput({ type: 'exited', exit: narrowExit(record.results) }));
           } else {
-            this.emit(this.enrichStop(record.results));
+            this.emit(this.afterOutput(this.enrichStop(record.results)));
           }
         }
         return;
@@ -263,7 +270,8 @@ export class GdbBackend implements DebuggerBackend {
         this.console.write(Buffer.from(record.text));
         return;
       case 'raw':
-        if (record.text.trim() !== '') log('debug', 'unparsed line from gdb', { text: record.text.slice(0, 500), error: record.error });
+        if (record.text.trim() !== '')
+          log('debug', 'unparsed line from gdb', { text: record.text.slice(0, 500), error: record.error });
         return;
       default:
         return;
@@ -316,15 +324,26 @@ export class GdbBackend implements DebuggerBackend {
     }
   }
 
+  /** A stop or exit is reported once the program's output up to it is in the ring. */
+  private async afterOutput(event: BackendEvent | Promise<BackendEvent>): Promise<BackendEvent> {
+    const [e] = await Promise.all([event, this.terminal?.sync()]);
+    return e;
+  }
+
   /** A fault's address lives in $_siginfo, not in the stop record: read it before reporting. */
   private async enrichStop(results: import('../../protocols/mi/miRecords.js').MiTuple): Promise<BackendEvent> {
     const stop = narrowStop(results);
+    if (stop.threadId !== undefined) this.stopThread = stop.threadId;
     if (stop.signal && FAULT_SIGNALS.has(stop.signal.name)) {
       try {
         const args = stop.threadId === undefined ? [] : ['--thread', String(stop.threadId)];
-        const r = await this.connection.send('data-evaluate-expression', [...args, '$_siginfo._sifields._sigfault.si_addr'], {
-          timeoutMs: 2000,
-        });
+        const r = await this.connection.send(
+          'data-evaluate-expression',
+          [...args, '$_siginfo._sifields._sigfault.si_addr'],
+          {
+            timeoutMs: 2000,
+          },
+        );
         const m = /0x[0-9a-fA-F]+/.exec(miString(r.results, 'value') ?? '');
         if (m) stop.faultAddress = m[0];
       } catch {
@@ -359,15 +378,18 @@ export class GdbBackend implements DebuggerBackend {
     return this.connection.send(operation, args, options);
   }
 
-  private static selector(sel: FrameSelector): string[] {
+  /** MI's --thread/--frame options. GDB refuses --frame without --thread, so a frame alone
+   * means that frame of the thread the program last stopped in. */
+  private selector(sel: FrameSelector): string[] {
     const out: string[] = [];
-    if (sel.threadId !== undefined) out.push('--thread', String(sel.threadId));
+    const thread = sel.threadId ?? (sel.frame !== undefined ? this.stopThread : undefined);
+    if (thread !== undefined) out.push('--thread', String(thread));
     if (sel.frame !== undefined) out.push('--frame', String(sel.frame));
     return out;
   }
 
   private cli(text: string, options: MiSendOptions = {}, sel: FrameSelector = {}): Promise<MiCommandResult> {
-    return this.mi('interpreter-exec', [...GdbBackend.selector(sel), 'console', text], options);
+    return this.mi('interpreter-exec', [...this.selector(sel), 'console', text], options);
   }
 
   async load(spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport> {
@@ -415,7 +437,7 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   async resume(action: ResumeAction, options: ResumeOptions, signal?: AbortSignal): Promise<void> {
-    const args = GdbBackend.selector({ threadId: options.threadId });
+    const args = this.selector({ threadId: options.threadId });
     if (options.reverse) args.push('--reverse');
     const count = options.count !== undefined && options.count > 1 ? [String(options.count)] : [];
     const send = { signal };
@@ -483,7 +505,8 @@ export class GdbBackend implements DebuggerBackend {
         if (spec.condition) args.push('-c', spec.condition);
         if (spec.ignoreCount) args.push('-i', String(spec.ignoreCount));
         if (spec.threadId !== undefined) args.push('-p', String(spec.threadId));
-        args.push(spec.location);
+        // `--` ends the options: a location may itself start with '-' (explicit locations).
+        args.push('--', spec.location);
         const r = await this.mi('break-insert', args, { signal });
         return this.firstBreakpoint(r);
       }
@@ -519,11 +542,31 @@ export class GdbBackend implements DebuggerBackend {
       case 'catchpoint':
         return this.insertCatchpoint(spec.event, spec.filter, spec.temporary ?? false, signal);
       case 'dprintf': {
-        const args: string[] = ['-f'];
-        if (spec.condition) args.push('-c', spec.condition);
-        args.push(spec.location, spec.format, ...(spec.args ?? []));
-        const r = await this.mi('dprintf-insert', args, { signal });
-        return this.firstBreakpoint(r);
+        // Through the CLI: -dprintf-insert re-escapes its format, so "\n" could never mean a
+        // newline; the CLI reads the format as a C string literal, as a person writes it.
+        assertSingleLine(spec.location, 'location');
+        assertSingleLine(spec.format, 'format');
+        if (/(^|[^\\])(\\\\)*"/.test(spec.format)) {
+          throw new DebuggerError(
+            'invalid_argument',
+            'format: escape double quotes as \\" (it is the body of a C string literal)',
+          );
+        }
+        if (/(^|[^\\])(\\\\)*\\$/.test(spec.format)) {
+          throw new DebuggerError('invalid_argument', 'format: ends with a lone backslash');
+        }
+        if (/,/.test(spec.location))
+          throw new DebuggerError('invalid_argument', 'location: a dprintf location cannot contain a comma');
+        const extra = (spec.args ?? []).map((a, i) => {
+          assertSingleLine(a, `args[${i}]`);
+          return `,${a}`;
+        });
+        const bp = await this.viaCli(`dprintf ${spec.location},"${spec.format}"${extra.join('')}`, signal);
+        if (spec.condition) {
+          await this.mi('break-condition', [bp.number, spec.condition], { signal });
+          bp.condition = spec.condition;
+        }
+        return bp;
       }
     }
   }
@@ -539,7 +582,10 @@ export class GdbBackend implements DebuggerBackend {
       // Catchpoint filters are syscall names/numbers, signal names or a regexp for C++ types;
       // they are written into CLI text, so nothing that could start another clause is allowed.
       if (!/^[\w .,*+?^$|()[\]\\:-]*$/.test(filter)) {
-        throw new DebuggerError('invalid_argument', `filter ${JSON.stringify(filter)} has characters a catchpoint filter cannot contain`);
+        throw new DebuggerError(
+          'invalid_argument',
+          `filter ${JSON.stringify(filter)} has characters a catchpoint filter cannot contain`,
+        );
       }
     }
     const t = temporary ? ['-t'] : [];
@@ -583,9 +629,13 @@ export class GdbBackend implements DebuggerBackend {
         await this.mi(`break-${change.op}`, change.numbers, { signal });
         return;
       case 'condition':
-        await this.mi('break-condition', change.condition === '' ? [change.number] : [change.number, change.condition], {
-          signal,
-        });
+        await this.mi(
+          'break-condition',
+          change.condition === '' ? [change.number] : [change.number, change.condition],
+          {
+            signal,
+          },
+        );
         return;
       case 'ignore':
         await this.mi('break-after', [change.number, String(change.count)], { signal });
@@ -604,8 +654,9 @@ export class GdbBackend implements DebuggerBackend {
     options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
     signal?: AbortSignal,
   ): Promise<Frame[]> {
-    const sel = GdbBackend.selector({ threadId: options.threadId });
-    const range = options.from !== undefined && options.to !== undefined ? [String(options.from), String(options.to)] : [];
+    const sel = this.selector({ threadId: options.threadId });
+    const range =
+      options.from !== undefined && options.to !== undefined ? [String(options.from), String(options.to)] : [];
     const r = await this.mi('stack-list-frames', [...sel, ...range], { signal });
     const frames = narrowStack(r.results);
     if (options.withArgs && frames.length > 0) {
@@ -617,7 +668,7 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   async stackDepth(threadId: number | undefined, max: number, signal?: AbortSignal): Promise<number> {
-    const r = await this.mi('stack-info-depth', [...GdbBackend.selector({ threadId }), String(max)], { signal });
+    const r = await this.mi('stack-info-depth', [...this.selector({ threadId }), String(max)], { signal });
     return miInt(r.results, 'depth') ?? 0;
   }
 
@@ -632,7 +683,7 @@ export class GdbBackend implements DebuggerBackend {
     options: { types?: boolean },
     signal?: AbortSignal,
   ): Promise<Variable[]> {
-    const sel = GdbBackend.selector(selector);
+    const sel = this.selector(selector);
     const r = await this.mi('stack-list-variables', [...sel, '--all-values'], { signal });
     let vars = narrowVariables(miList(r.results, 'variables'));
     if (options.types) {
@@ -654,7 +705,7 @@ export class GdbBackend implements DebuggerBackend {
     selector: FrameSelector & { format?: ValueFormat },
     signal?: AbortSignal,
   ): Promise<string> {
-    const sel = GdbBackend.selector(selector);
+    const sel = this.selector(selector);
     const format = selector.format ?? 'natural';
     if (format === 'natural') {
       const r = await this.mi('data-evaluate-expression', [...sel, expression], { signal });
@@ -673,7 +724,7 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   async assign(target: string, value: string, selector: FrameSelector, signal?: AbortSignal): Promise<string> {
-    const r = await this.mi('data-evaluate-expression', [...GdbBackend.selector(selector), `${target} = ${value}`], {
+    const r = await this.mi('data-evaluate-expression', [...this.selector(selector), `${target} = ${value}`], {
       signal,
     });
     return miString(r.results, 'value') ?? '';
@@ -702,7 +753,7 @@ export class GdbBackend implements DebuggerBackend {
     const fmt = { natural: 'N', hex: 'x', decimal: 'd', octal: 'o', binary: 't' }[selector.format ?? 'hex'];
     const r = await this.mi(
       'data-list-register-values',
-      [...GdbBackend.selector(selector), '--skip-unavailable', fmt, ...numbers],
+      [...this.selector(selector), '--skip-unavailable', fmt, ...numbers],
       { signal },
     );
     return miList(r.results, 'register-values').flatMap((v) => {
@@ -718,13 +769,14 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   async writeMemory(address: string, hex: string, signal?: AbortSignal): Promise<void> {
-    if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex)) throw new DebuggerError('invalid_argument', 'bytes must be pairs of hex digits');
+    if (!/^(?:[0-9a-fA-F]{2})+$/.test(hex))
+      throw new DebuggerError('invalid_argument', 'bytes must be pairs of hex digits');
     await this.mi('data-write-memory-bytes', [address, hex], { signal });
   }
 
   async disassemble(request: DisassembleRequest, signal?: AbortSignal): Promise<Instruction[]> {
     const mode = request.withSource ? (request.withOpcodes ? '5' : '4') : request.withOpcodes ? '2' : '0';
-    const sel = GdbBackend.selector(request);
+    const sel = this.selector(request);
     let args: string[];
     if (request.start !== undefined) {
       args = ['-s', request.start, '-e', request.end ?? `${request.start}+64`];

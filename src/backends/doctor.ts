@@ -1,0 +1,235 @@
+// What this machine can debug: each backend and capability, available or not, with the reason
+// and the fix. Every check runs the real tool; nothing is inferred from a version number alone.
+
+import { execFile } from 'node:child_process';
+import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { childEnvironment } from '../process/childEnvironment.js';
+import { ProgramTerminal } from '../process/programTerminal.js';
+import { GdbBackend } from './gdb/gdbBackend.js';
+
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  /** What was found, or why it is not available. */
+  detail: string;
+  /** How to make it available, when it is not. */
+  fix?: string;
+}
+
+export interface DoctorOptions {
+  gdbPath: string;
+  passthroughEnv?: readonly string[];
+}
+
+/** The first of `names` on PATH, or undefined. */
+export function findOnPath(names: readonly string[], path = process.env['PATH'] ?? ''): string | undefined {
+  for (const name of names) {
+    for (const dir of path.split(delimiter)) {
+      if (!dir) continue;
+      const candidate = join(dir, name);
+      try {
+        accessSync(candidate, constants.X_OK);
+        return candidate;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
+}
+
+function run(
+  file: string,
+  args: string[],
+  timeoutMs = 10_000,
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    execFile(file, args, { timeout: timeoutMs, env: childEnvironment(process.env) }, (error, stdout, stderr) => {
+      const code = error
+        ? typeof (error as { code?: unknown }).code === 'number'
+          ? (error as { code: number }).code
+          : null
+        : 0;
+      resolve({ code, out: String(stdout), err: String(stderr) || (error && code === null ? error.message : '') });
+    });
+  });
+}
+
+function readProc(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+async function gdbChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  const gdb = options.gdbPath.includes('/') ? options.gdbPath : findOnPath([options.gdbPath]);
+  if (!gdb) {
+    return [
+      {
+        name: 'gdb',
+        ok: false,
+        detail: `${options.gdbPath} not found on PATH`,
+        fix: 'apt-get install gdb (or --gdb PATH)',
+      },
+    ];
+  }
+  let backend: GdbBackend | undefined;
+  try {
+    backend = await GdbBackend.launch({
+      gdbPath: gdb,
+      env: childEnvironment(process.env, options.passthroughEnv),
+      allowInferiorCalls: true,
+    });
+    checks.push({ name: 'gdb', ok: true, detail: `${backend.info.version} (${gdb})` });
+    checks.push({
+      name: 'gdb/mi',
+      ok: true,
+      detail: backend.info.protocol === 'mi4' ? 'mi4' : `${backend.info.protocol} (mi4 refused; older gdb)`,
+    });
+    checks.push({ name: 'pty', ok: true, detail: 'programs get a terminal of their own' });
+    checks.push(await inferiorCallCheck(backend));
+  } catch (e) {
+    checks.push({
+      name: 'gdb',
+      ok: false,
+      detail: (e as Error).message,
+      fix: 'install a working gdb (apt-get install gdb)',
+    });
+  } finally {
+    await backend?.close();
+  }
+  return checks;
+}
+
+/** Calls getpid() in a stopped /bin/true: some CPUs (AMX) make GDB 13 fail to restore registers. */
+async function inferiorCallCheck(backend: GdbBackend): Promise<DoctorCheck> {
+  const name = 'inferior calls';
+  const program = findOnPath(['true'], '/usr/bin:/bin');
+  if (!program) return { name, ok: false, detail: 'no /bin/true to test with' };
+  try {
+    await backend.load({ program, args: [] });
+    await backend.insertBreakpoint({ kind: 'breakpoint', location: '_exit' });
+    const stopped = new Promise<void>((resolve) => {
+      const off = backend.subscribe((e) => {
+        if (e.type === 'stopped' || e.type === 'exited' || e.type === 'died') {
+          off();
+          resolve();
+        }
+      });
+    });
+    await backend.start('none');
+    await Promise.race([stopped, new Promise((r) => setTimeout(r, 5000))]);
+    const value = await backend.evaluate('(int)getpid()', {});
+    return {
+      name,
+      ok: /^\d+$/.test(value),
+      detail: /^\d+$/.test(value)
+        ? 'possible (off unless --inferior-calls on)'
+        : `unexpected answer ${JSON.stringify(value)}`,
+    };
+  } catch (e) {
+    const message = (e as Error).message;
+    const why = /extended state/.test(message)
+      ? "this CPU's extended register state (e.g. AMX) cannot be written back by this gdb, so calling a function in the program fails"
+      : message;
+    return {
+      name,
+      ok: false,
+      detail: `not possible here: ${why}`,
+      fix: 'a newer gdb (14+) or another CPU; everything else works',
+    };
+  }
+}
+
+async function rrCheck(): Promise<DoctorCheck> {
+  const rr = findOnPath(['rr']);
+  if (!rr) return { name: 'rr', ok: false, detail: 'rr not found', fix: 'apt-get install rr' };
+  const paranoid = readProc('/proc/sys/kernel/perf_event_paranoid');
+  const dir = mkdtempSync(join(tmpdir(), 'dbg-mcp-rr-'));
+  try {
+    const r = await run(rr, ['record', '-o', join(dir, 'trace'), '/bin/true'], 20_000);
+    if (r.code === 0)
+      return { name: 'rr', ok: true, detail: `records and replays (perf_event_paranoid=${paranoid ?? '?'})` };
+    const text = `${r.err}\n${r.out}`;
+    if (/perf_event_open|performance counter/i.test(text)) {
+      return {
+        name: 'rr',
+        ok: false,
+        detail: 'cannot record: no hardware performance counters (common in VMs)',
+        fix: "run on bare metal or a VM with PMU passthrough; reverse execution still works with GDB's record full",
+      };
+    }
+    if (paranoid !== undefined && Number(paranoid) > 1) {
+      return {
+        name: 'rr',
+        ok: false,
+        detail: `cannot record: perf_event_paranoid is ${paranoid}`,
+        fix: 'sysctl kernel.perf_event_paranoid=1',
+      };
+    }
+    return {
+      name: 'rr',
+      ok: false,
+      detail: `cannot record: ${text.trim().split('\n').slice(-1)[0] ?? 'unknown error'}`,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function toolCheck(name: string, candidates: string[], fix: string, what: string): DoctorCheck {
+  const found = findOnPath(candidates);
+  return found
+    ? { name, ok: true, detail: `${what} (${found})` }
+    : { name, ok: false, detail: `${candidates[0]} not found`, fix };
+}
+
+function ptraceCheck(): DoctorCheck {
+  const scope = readProc('/proc/sys/kernel/yama/ptrace_scope');
+  if (scope === undefined || scope === '0')
+    return { name: 'attach', ok: true, detail: `ptrace_scope=${scope ?? 'none (no Yama)'}` };
+  if (scope === '1') {
+    return {
+      name: 'attach',
+      ok: process.getuid?.() === 0,
+      detail: `ptrace_scope=1: only descendants can be attached${process.getuid?.() === 0 ? ' (root may attach anyway)' : ''}`,
+      fix: 'sysctl kernel.yama.ptrace_scope=0, or run as root',
+    };
+  }
+  return {
+    name: 'attach',
+    ok: false,
+    detail: `ptrace_scope=${scope}: attaching is restricted`,
+    fix: 'sysctl kernel.yama.ptrace_scope=0',
+  };
+}
+
+export async function runDoctor(options: DoctorOptions): Promise<DoctorCheck[]> {
+  const lldbNames = ['lldb-dap', ...Array.from({ length: 8 }, (_, i) => `lldb-dap-${21 - i}`)];
+  const [gdb, rr] = await Promise.all([gdbChecks(options), rrCheck()]);
+  return [
+    ...gdb,
+    ptraceCheck(),
+    rr,
+    toolCheck('gdbserver', ['gdbserver'], 'apt-get install gdbserver', 'remote debugging'),
+    toolCheck('qemu-user', ['qemu-aarch64'], 'apt-get install qemu-user', 'foreign-architecture programs'),
+    toolCheck('gdb-multiarch', ['gdb-multiarch'], 'apt-get install gdb-multiarch', 'debugs other architectures'),
+    toolCheck('lldb-dap', lldbNames, 'apt-get install lldb (provides lldb-dap-NN)', 'LLDB through DAP'),
+    toolCheck('wine', ['wine', 'wine64'], 'apt-get install wine wine64', 'Windows programs'),
+    toolCheck('winedbg', ['winedbg'], 'apt-get install wine', 'winedbg --gdb'),
+  ];
+}
+
+export async function probePty(): Promise<boolean> {
+  try {
+    (await ProgramTerminal.open()).close();
+    return true;
+  } catch {
+    return false;
+  }
+}

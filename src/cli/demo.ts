@@ -1,0 +1,62 @@
+// `dbg-mcp demo`: builds a bundled crashing program, starts this very server over stdio with the
+// MCP SDK client, and plays an agent's turn: one dbg_start that runs to the crash and returns the
+// evidence, one follow-up, and the close. Each call and its answer are printed as they happen.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, '..', '..');
+
+function show(title: string, body: string): void {
+  process.stdout.write(`\n── ${title} ${'─'.repeat(Math.max(0, 72 - title.length))}\n${body}\n`);
+}
+
+export async function runDemo(): Promise<number> {
+  const work = mkdtempSync(join(tmpdir(), 'dbg-mcp-demo-'));
+  const program = join(work, 'crash');
+  try {
+    execFileSync('gcc', [
+      '-g',
+      '-O0',
+      '-fno-omit-frame-pointer',
+      '-o',
+      program,
+      join(repo, 'fixtures', 'c', 'crash.c'),
+    ]);
+  } catch (e) {
+    process.stderr.write(`dbg-mcp demo: could not build the demo program with gcc: ${(e as Error).message}\n`);
+    return 1;
+  }
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(repo, 'dist', 'main.js'), '--root', work],
+    stderr: 'ignore',
+  });
+  const client = new Client({ name: 'dbg-mcp-demo', version: '1' });
+  try {
+    await client.connect(transport);
+    const tools = await client.listTools();
+    show('tools/list', tools.tools.map((t) => t.name).join(', '));
+    const call = async (name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> => {
+      show(`call ${name}`, JSON.stringify(args));
+      const result = await client.callTool({ name, arguments: args });
+      const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+      show(`answer${result.isError ? ' (error)' : ''}`, text);
+      return (result.structuredContent ?? {}) as Record<string, unknown>;
+    };
+    const started = await call('dbg_start', { program, args: ['segv'] });
+    const id = String(started['session_id']);
+    await call('dbg_inspect', { session_id: id, view: 'frame', frame: 2 });
+    await call('dbg_close', { session_id: id });
+    return 0;
+  } finally {
+    await client.close().catch(() => {});
+    rmSync(work, { recursive: true, force: true });
+  }
+}

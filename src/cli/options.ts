@@ -1,0 +1,232 @@
+// Command-line flags and DBG_MCP_* environment variables: one table, read in one place. A flag
+// wins over its variable. An unknown DBG_MCP_* name or an unusable value stops start-up with the
+// name in the message, rather than running on defaults the operator did not choose.
+
+import { delimiter } from 'node:path';
+import { defaultConfig, type ServerConfig } from '../server/config.js';
+import type { LogLevel } from '../util/log.js';
+
+export class OptionError extends Error {}
+
+interface OptionSpec {
+  flag: string;
+  env: string;
+  value: string;
+  help: string;
+  apply(config: ServerConfig, raw: string, from: string): void;
+}
+
+function positiveInt(raw: string, from: string, min: number, max: number): number {
+  if (!/^\d+$/.test(raw)) throw new OptionError(`${from}: ${JSON.stringify(raw)} is not a whole number`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new OptionError(`${from}: ${n} is out of range (${min} to ${max})`);
+  return n;
+}
+
+function onOff(raw: string, from: string): boolean {
+  if (/^(on|true|1|yes)$/i.test(raw)) return true;
+  if (/^(off|false|0|no)$/i.test(raw)) return false;
+  throw new OptionError(`${from}: ${JSON.stringify(raw)} is not on or off`);
+}
+
+function nonEmpty(raw: string, from: string): string {
+  if (raw.trim() === '') throw new OptionError(`${from}: the value is empty`);
+  return raw;
+}
+
+export const OPTIONS: OptionSpec[] = [
+  {
+    flag: '--gdb',
+    env: 'DBG_MCP_GDB',
+    value: 'PATH',
+    help: 'gdb executable (default: gdb on PATH)',
+    apply: (c, raw, from) => {
+      c.gdbPath = nonEmpty(raw, from);
+    },
+  },
+  {
+    flag: '--root',
+    env: 'DBG_MCP_ROOT',
+    value: 'DIR',
+    help: `workspace root: programs, cores and cwd must lie under one (repeat the flag, or join with "${delimiter}"; default: the current directory)`,
+    apply: (c, raw, from) => {
+      const dirs = raw.split(delimiter).filter((d) => d !== '');
+      if (dirs.length === 0) throw new OptionError(`${from}: no directory given`);
+      c.roots = dirs;
+    },
+  },
+  {
+    flag: '--raw',
+    env: 'DBG_MCP_RAW',
+    value: 'on|off',
+    help: "offer dbg_command, raw debugger commands that run with the server's authority (default on)",
+    apply: (c, raw, from) => {
+      c.raw = onOff(raw, from);
+    },
+  },
+  {
+    flag: '--inferior-calls',
+    env: 'DBG_MCP_INFERIOR_CALLS',
+    value: 'on|off',
+    help: 'allow expressions that call functions in the program (default off)',
+    apply: (c, raw, from) => {
+      c.allowInferiorCalls = onOff(raw, from);
+    },
+  },
+  {
+    flag: '--max-sessions',
+    env: 'DBG_MCP_MAX_SESSIONS',
+    value: 'N',
+    help: 'sessions open at once (default 16)',
+    apply: (c, raw, from) => {
+      c.maxSessions = positiveInt(raw, from, 1, 1024);
+    },
+  },
+  {
+    flag: '--idle-timeout',
+    env: 'DBG_MCP_IDLE_TIMEOUT',
+    value: 'MINUTES',
+    help: 'close sessions unused this long; 0 = never (default 30)',
+    apply: (c, raw, from) => {
+      c.idleTimeoutMs = positiveInt(raw, from, 0, 7 * 24 * 60) * 60_000;
+    },
+  },
+  {
+    flag: '--command-timeout',
+    env: 'DBG_MCP_COMMAND_TIMEOUT',
+    value: 'MS',
+    help: 'deadline of one debugger command (default 30000)',
+    apply: (c, raw, from) => {
+      c.commandTimeoutMs = positiveInt(raw, from, 100, 3_600_000);
+    },
+  },
+  {
+    flag: '--run-timeout',
+    env: 'DBG_MCP_RUN_TIMEOUT',
+    value: 'MS',
+    help: 'default wait for a run to stop when a call gives no timeout_ms (default 30000)',
+    apply: (c, raw, from) => {
+      c.runTimeoutMs = positiveInt(raw, from, 1, 3_600_000);
+    },
+  },
+  {
+    flag: '--answer-budget',
+    env: 'DBG_MCP_ANSWER_BUDGET',
+    value: 'CHARS',
+    help: 'most characters of text in one answer (default 16384)',
+    apply: (c, raw, from) => {
+      c.answerBudget = positiveInt(raw, from, 1024, 1_048_576);
+    },
+  },
+  {
+    flag: '--passthrough-env',
+    env: 'DBG_MCP_PASSTHROUGH_ENV',
+    value: 'NAMES',
+    help: "comma-separated variables of the server's environment passed to debuggers and programs",
+    apply: (c, raw, from) => {
+      const names = raw
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '');
+      for (const n of names) {
+        if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(n))
+          throw new OptionError(`${from}: ${JSON.stringify(n)} is not a variable name`);
+      }
+      c.passthroughEnv = names;
+    },
+  },
+  {
+    flag: '--log-level',
+    env: 'DBG_MCP_LOG_LEVEL',
+    value: 'LEVEL',
+    help: 'debug, info, warn or error (default info); logs are JSON lines on stderr',
+    apply: (c, raw, from) => {
+      if (!['debug', 'info', 'warn', 'error'].includes(raw)) {
+        throw new OptionError(`${from}: ${JSON.stringify(raw)} is not one of debug, info, warn, error`);
+      }
+      c.logLevel = raw as LogLevel;
+    },
+  },
+  {
+    flag: '--transcript-dir',
+    env: 'DBG_MCP_TRANSCRIPT_DIR',
+    value: 'DIR',
+    help: "write each session's GDB/MI transcript to a file here (debugging aid)",
+    apply: (c, raw, from) => {
+      c.transcriptDir = nonEmpty(raw, from);
+    },
+  },
+];
+
+export interface ParsedCommandLine {
+  command: 'serve' | 'doctor' | 'demo' | 'help' | 'version';
+  config: ServerConfig;
+  json: boolean;
+}
+
+/** Reads the environment first, then the flags, into a config. Throws OptionError on bad input. */
+export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
+  // --help and --version work whatever the environment holds.
+  if (argv.includes('--help') || argv.includes('-h')) return { command: 'help', config: defaultConfig(), json: false };
+  if (argv.includes('--version') || argv.includes('-V'))
+    return { command: 'version', config: defaultConfig(), json: false };
+  const config = defaultConfig();
+  const known = new Map(OPTIONS.map((o) => [o.env, o]));
+  for (const [name, value] of Object.entries(env)) {
+    if (!name.startsWith('DBG_MCP_') || value === undefined) continue;
+    const spec = known.get(name);
+    if (!spec) {
+      throw new OptionError(
+        `${name} is not a setting of dbg-mcp (known: ${[...known.keys()].join(', ')}); unset it or fix the name`,
+      );
+    }
+    spec.apply(config, value, name);
+  }
+  let command: ParsedCommandLine['command'] = 'serve';
+  let json = false;
+  const flags = new Map(OPTIONS.map((o) => [o.flag, o]));
+  const flagRoots: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (i === 0 && (arg === 'serve' || arg === 'doctor' || arg === 'demo')) {
+      command = arg;
+      continue;
+    }
+    if (arg === '--json') {
+      json = true;
+      continue;
+    }
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const spec = flags.get(name);
+    if (!spec) throw new OptionError(`unknown argument ${JSON.stringify(arg)} (dbg-mcp --help lists the options)`);
+    let value: string | undefined;
+    if (eq > 0) value = arg.slice(eq + 1);
+    else {
+      value = argv[i + 1];
+      i++;
+    }
+    if (value === undefined) throw new OptionError(`${name} needs a value (${spec.value})`);
+    spec.apply(config, value, name);
+    // Several --root flags add up (and replace DBG_MCP_ROOT).
+    if (name === '--root') flagRoots.push(...config.roots);
+  }
+  if (flagRoots.length > 0) config.roots = flagRoots;
+  return { command, config, json };
+}
+
+export function helpText(version: string): string {
+  const lines = [
+    `dbg-mcp ${version}: an MCP server that debugs native programs with real debuggers.`,
+    '',
+    'Usage:',
+    '  dbg-mcp [serve] [OPTIONS]   serve MCP on stdio (what an MCP client runs)',
+    '  dbg-mcp doctor [--json]     what this machine can debug, and how to fix what is missing',
+    '  dbg-mcp demo                debug a bundled crashing program through the real server',
+    '  dbg-mcp --help | --version',
+    '',
+    'Options (each also read from its environment variable; the flag wins):',
+  ];
+  for (const o of OPTIONS) lines.push(`  ${`${o.flag} ${o.value}`.padEnd(28)} ${o.env}`, `      ${o.help}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,58 @@
+// The one answer builder: structuredContent (typed data + the session's state and stop id), a
+// short text rendering, and isError with a stable code for failures the agent can act on.
+
+import type { CallToolResult } from '@modelcontextprotocol/server';
+import type { Session } from '../session/session.js';
+import type { DebuggerError } from '../util/errors.js';
+import { sessionWire, type Wire } from './wire.js';
+
+export interface Answer {
+  /** Tool-specific structured data (snake_case, compact). */
+  data: Wire;
+  /** Tool-specific text, one thought per line. */
+  text: string;
+  /** The session the answer is about, for the state line. */
+  session?: Session;
+  warnings?: string[];
+}
+
+function stateLine(session: Session | undefined): string {
+  if (!session) return '';
+  const s = session.snapshot;
+  const phase = s.state.phase;
+  return `[session ${session.id} · ${phase}${s.stopId > 0 ? ` · stop ${s.stopId}` : ''}]`;
+}
+
+/** Cuts text to the budget on a line boundary, saying so. */
+export function fitText(text: string, budget: number): string {
+  if (text.length <= budget) return text;
+  const cutAt = text.lastIndexOf('\n', budget - 80);
+  const kept = text.slice(0, cutAt > 0 ? cutAt : budget - 80);
+  return `${kept}\n[… ${text.length - kept.length} more characters cut at the ${budget}-character answer budget: ask for a narrower view]`;
+}
+
+export function success(answer: Answer, budget: number): CallToolResult {
+  const structured: Wire = { ...answer.data };
+  if (answer.session) structured['session'] = sessionWire(answer.session);
+  if (answer.warnings && answer.warnings.length > 0) structured['warnings'] = answer.warnings;
+  const lines = [stateLine(answer.session), answer.text, ...(answer.warnings ?? []).map((w) => `warning: ${w}`)].filter(
+    (l) => l !== '',
+  );
+  return {
+    content: [{ type: 'text', text: fitText(lines.join('\n'), budget) }],
+    structuredContent: structured,
+  };
+}
+
+export function failure(error: DebuggerError, session?: Session): CallToolResult {
+  const structured: Wire = {
+    error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
+  };
+  if (session) structured['session'] = sessionWire(session);
+  const head = stateLine(session);
+  return {
+    content: [{ type: 'text', text: `${head ? `${head}\n` : ''}error (${error.code}): ${error.message}` }],
+    structuredContent: structured,
+    isError: true,
+  };
+}

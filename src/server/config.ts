@@ -1,0 +1,46 @@
+// The server's settings. Each has a command-line flag and a DBG_MCP_* environment variable
+// (src/cli/options.ts reads both); this file only says what they are and their defaults.
+
+import type { LogLevel } from '../util/log.js';
+
+export interface ServerConfig {
+  /** gdb executable. */
+  gdbPath: string;
+  /** Workspace roots: programs, cores and working directories must lie under one of them. */
+  roots: string[];
+  /** Whether dbg_command (raw debugger commands) is available. */
+  raw: boolean;
+  /** Inferior function calls (`print f(1)`) allowed. */
+  allowInferiorCalls: boolean;
+  maxSessions: number;
+  /** Idle sessions are closed after this many ms (0 = never). */
+  idleTimeoutMs: number;
+  /** Deadline of one debugger command (ms). */
+  commandTimeoutMs: number;
+  /** Default wait of a run (ms) when a call gives no timeout_ms. */
+  runTimeoutMs: number;
+  /** Default answer budget, in characters of text. */
+  answerBudget: number;
+  /** Variables of the server's environment passed on to debuggers and programs. */
+  passthroughEnv: string[];
+  logLevel: LogLevel;
+  /** Directory for MI transcripts (one file per session), or undefined for none. */
+  transcriptDir: string | undefined;
+}
+
+export function defaultConfig(): ServerConfig {
+  return {
+    gdbPath: 'gdb',
+    roots: [process.cwd()],
+    raw: true,
+    allowInferiorCalls: false,
+    maxSessions: 16,
+    idleTimeoutMs: 30 * 60_000,
+    commandTimeoutMs: 30_000,
+    runTimeoutMs: 30_000,
+    answerBudget: 16 * 1024,
+    passthroughEnv: [],
+    logLevel: 'info',
+    transcriptDir: undefined,
+  };
+}

@@ -1,0 +1,149 @@
+// The MCP server factory: registers every tool, resource and prompt on a fresh McpServer. No
+// side effects at import; the caller owns the session manager (one per connection).
+
+import { type CallToolResult, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
+import type * as z from 'zod/v4';
+import { SessionManager } from '../session/sessionManager.js';
+import { DebuggerError, toDebuggerError } from '../util/errors.js';
+import { log } from '../util/log.js';
+import { packageVersion } from '../util/version.js';
+import { failure, success } from './answer.js';
+import { defaultConfig, type ServerConfig } from './config.js';
+import type { ToolContext, ToolDefinition } from './defineTool.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import { describeIssues } from './schemas.js';
+import { allTools } from './tools/index.js';
+
+export interface CreatedServer {
+  server: McpServer;
+  sessions: SessionManager;
+  /** Closes every session (the transport is the caller's). */
+  shutdown(): Promise<void>;
+}
+
+/**
+ * The SDK validates arguments before a handler runs and answers a mismatch with bare text. We
+ * want our own `invalid_argument` answer (code, field names), so the SDK gets a schema that
+ * advertises the real JSON Schema but lets every value through; the handler validates.
+ */
+function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
+  const std = schema['~standard'] as unknown as StandardSchemaWithJSON['~standard'];
+  return {
+    '~standard': {
+      ...std,
+      version: 1,
+      vendor: 'dbg-mcp',
+      validate: (value: unknown) => ({ value }),
+    },
+  };
+}
+
+let callCounter = 0;
+
+function cutForLog(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.length > 4096 ? `${value.slice(0, 4096)}…(${value.length} chars)` : value;
+  if (Array.isArray(value)) return depth > 4 ? '[…]' : value.slice(0, 64).map((v) => cutForLog(v, depth + 1));
+  if (value && typeof value === 'object') {
+    if (depth > 4) return '{…}';
+    return Object.fromEntries(
+      Object.entries(value)
+        .slice(0, 64)
+        .map(([k, v]) => [k, cutForLog(v, depth + 1)]),
+    );
+  }
+  return value;
+}
+
+export function createServer(
+  config: ServerConfig = defaultConfig(),
+  sessions = new SessionManager({
+    maxSessions: config.maxSessions,
+    idleTimeoutMs: config.idleTimeoutMs,
+    gdbPath: config.gdbPath,
+    passthroughEnv: config.passthroughEnv,
+    commandTimeoutMs: config.commandTimeoutMs,
+    allowInferiorCalls: config.allowInferiorCalls,
+  }),
+): CreatedServer {
+  const server = new McpServer(
+    { name: 'dbg-mcp', version: packageVersion() },
+    {
+      capabilities: { tools: {}, resources: {}, prompts: {} },
+      instructions:
+        'Debug native programs with real debuggers. Start with dbg_start (one call runs the program to its crash, hang or breakpoint and returns the evidence); read dbg://guide for the diagnosis workflows.',
+    },
+  );
+  for (const tool of allTools(config)) register(server, tool, sessions, config);
+  registerResources(server, sessions, config);
+  registerPrompts(server);
+  return { server, sessions, shutdown: () => sessions.closeAll() };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: tools differ in their input types; each validates its own.
+function register(server: McpServer, tool: ToolDefinition<any>, sessions: SessionManager, config: ServerConfig): void {
+  server.registerTool(
+    tool.name,
+    {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: advertiseOnly(tool.input),
+      outputSchema: tool.output,
+      annotations: { ...tool.annotations, openWorldHint: false, title: tool.title },
+    },
+    async (rawArgs: unknown, ctx): Promise<CallToolResult> => {
+      const callId = ++callCounter;
+      const started = Date.now();
+      const parsed = tool.input.safeParse(rawArgs ?? {});
+      let result: CallToolResult;
+      let sessionId: string | undefined;
+      if (!parsed.success) {
+        const { message, fields } = describeIssues(parsed.error);
+        result = failure(new DebuggerError('invalid_argument', message, { fields }));
+      } else {
+        const args = parsed.data as Record<string, unknown>;
+        sessionId = typeof args['session_id'] === 'string' ? args['session_id'] : undefined;
+        const progressToken = ctx.mcpReq._meta?.progressToken;
+        const toolCtx: ToolContext = {
+          sessions,
+          config,
+          signal: ctx.mcpReq.signal,
+          progress: (progress, message) => {
+            if (progressToken === undefined) return;
+            ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { progressToken, progress, message } })
+              .catch(() => {});
+          },
+        };
+        try {
+          if (tool.requires && sessionId !== undefined)
+            sessions.get(sessionId).requirePhase(tool.requires, tool.title.toLowerCase());
+          result = success(await tool.run(args, toolCtx), config.answerBudget);
+        } catch (e) {
+          const err = toDebuggerError(e);
+          if (err.code === 'internal')
+            log('error', 'tool failed unexpectedly', { tool: tool.name, error: String(e), stack: (e as Error)?.stack });
+          let session: import('../session/session.js').Session | undefined;
+          try {
+            session = sessionId !== undefined ? sessions.get(sessionId) : undefined;
+          } catch {
+            session = undefined;
+          }
+          result = failure(err, session);
+        }
+      }
+      const error = result.isError
+        ? (result.structuredContent as { error?: { code?: string } } | undefined)?.error
+        : undefined;
+      log('info', 'tool call', {
+        callId,
+        tool: tool.name,
+        arguments: cutForLog(rawArgs),
+        outcome: error ? `error:${error.code ?? '?'}` : 'ok',
+        durationMs: Date.now() - started,
+        ...(sessionId ? { session: sessionId } : {}),
+      });
+      return result;
+    },
+  );
+}

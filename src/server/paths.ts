@@ -1,0 +1,54 @@
+// Paths an agent names (programs, cores, working directories) must lie under the workspace
+// roots. They are resolved (symlinks too) before the check, so ../ and links cannot escape.
+
+import { constants } from 'node:fs';
+import { access, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { DebuggerError } from '../util/errors.js';
+
+function under(root: string, path: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
+/** The real path of `path` (relative paths start at the first root), refused outside the roots. */
+export async function resolveInRoots(path: string, roots: readonly string[], field: string): Promise<string> {
+  const base = roots[0] ?? process.cwd();
+  const absolute = isAbsolute(path) ? path : resolve(base, path);
+  let real: string;
+  try {
+    real = await realpath(absolute);
+  } catch {
+    throw new DebuggerError('invalid_argument', `${field}: ${absolute} does not exist`, { field });
+  }
+  const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => resolve(r))));
+  if (!realRoots.some((r) => under(r, real))) {
+    throw new DebuggerError(
+      'invalid_argument',
+      `${field}: ${real} is outside the workspace roots (${realRoots.join(', ')}); start the server with --root to allow it`,
+      { field, roots: realRoots },
+    );
+  }
+  return real;
+}
+
+export async function resolveProgram(path: string, roots: readonly string[], field = 'program'): Promise<string> {
+  const real = await resolveInRoots(path, roots, field);
+  const info = await stat(real);
+  if (!info.isFile()) throw new DebuggerError('invalid_argument', `${field}: ${real} is not a file`, { field });
+  try {
+    await access(real, constants.X_OK);
+  } catch {
+    throw new DebuggerError('invalid_argument', `${field}: ${real} is not executable (chmod +x, or build it first)`, {
+      field,
+    });
+  }
+  return real;
+}
+
+export async function resolveDirectory(path: string, roots: readonly string[], field: string): Promise<string> {
+  const real = await resolveInRoots(path, roots, field);
+  if (!(await stat(real)).isDirectory())
+    throw new DebuggerError('invalid_argument', `${field}: ${real} is not a directory`, { field });
+  return real;
+}

@@ -1,0 +1,3 @@
+import type { McpServer } from '@modelcontextprotocol/server';
+
+export function registerPrompts(_server: McpServer): void {}

@@ -1,0 +1,161 @@
+// Short text renderings, terminal-like: what a person (or a model) reads at a glance beside the
+// structured answer. Never a JSON dump of the same data.
+
+import type { Breakpoint, ExitEvent, Frame, Instruction, Variable } from '../model/model.js';
+import type { SourceWindow, StackEntry, ThreadEntry, ViewData } from '../session/evidence.js';
+import { describeFrame, summarizeStop } from '../session/evidence.js';
+import type { RunOutcome } from '../session/session.js';
+
+/** Untrusted text (program output, values) shown without control characters or escapes. */
+export function printable(text: string): string {
+  // Keep \n and \t; show other C0/C1 controls and ESC as \xNN so no terminal sequence survives.
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+function shortLib(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  const i = path.lastIndexOf('/');
+  return i >= 0 ? path.slice(i + 1) : path;
+}
+
+export function renderArgs(args: readonly Variable[] | undefined): string {
+  if (!args) return '';
+  return `(${args.map((a) => `${a.name}=${printable(a.value ?? '…')}`).join(', ')})`;
+}
+
+export function renderFrame(f: Frame): string {
+  const fn = `${f.function ?? '??'}${f.args ? ` ${renderArgs(f.args)}` : ''}`;
+  let where = '';
+  if (f.file !== undefined && f.line !== undefined) where = ` at ${f.file}:${f.line}`;
+  else if (f.library) where = ` in ${shortLib(f.library)}`;
+  else if (f.address) where = ` at ${f.address}`;
+  return `#${f.level} ${fn}${where}`;
+}
+
+export function renderStackEntry(e: StackEntry): string {
+  if ('folded' in e) {
+    const fns =
+      e.functions.length > 3 ? `${e.functions[0]} … ${e.functions[e.functions.length - 1]}` : e.functions.join(', ');
+    return `#${e.fromLevel}-#${e.toLevel} ${e.folded} frames${e.library ? ` in ${e.library}` : ''}: ${fns}`;
+  }
+  return renderFrame(e);
+}
+
+export function renderVariables(vars: readonly Variable[]): string {
+  if (vars.length === 0) return '(none)';
+  return vars.map((v) => `${v.type ? `${v.type} ` : ''}${v.name} = ${printable(v.value ?? '…')}`).join(', ');
+}
+
+export function renderSource(w: SourceWindow): string[] {
+  const width = String(w.lines[w.lines.length - 1]?.line ?? w.line).length;
+  return w.lines.map((l) => `${l.line === w.line ? '>' : ' '}${String(l.line).padStart(width)}  ${printable(l.text)}`);
+}
+
+function renderInstruction(i: Instruction): string {
+  const at = i.function ? `<${i.function}+${i.offset ?? 0}>` : '';
+  return `${i.address} ${at}: ${i.instruction}`;
+}
+
+export function renderExit(e: ExitEvent): string {
+  if (e.killed) return 'the program was killed';
+  if (e.signal) return `the program was killed by ${e.signal.name} (${e.signal.meaning})`;
+  return `the program exited with code ${e.code ?? 0}`;
+}
+
+export function renderOutcome(o: RunOutcome): string {
+  switch (o.kind) {
+    case 'stopped':
+      return `stop ${o.stopId}: ${summarizeStop(o.stop)}`;
+    case 'exited':
+      return renderExit(o.exit);
+    case 'running':
+      return 'still running at the deadline (dbg_run action=interrupt stops it)';
+    case 'dead':
+      return `the debugger died: ${o.reason}`;
+  }
+}
+
+function renderThread(t: ThreadEntry): string[] {
+  const head = `thread ${t.id}${t.name ? ` "${t.name}"` : ''}${t.targetId ? ` (${t.targetId})` : ''} ${t.state}${t.waiting ? `, waiting: ${t.waiting}` : ''}`;
+  const lines = [head];
+  if (t.stack) lines.push(...t.stack.map((e) => `  ${renderStackEntry(e)}`));
+  else if (t.frame) lines.push(`  ${renderFrame(t.frame)}`);
+  if (t.locals) lines.push(`  locals #${t.locals.level}: ${renderVariables(t.locals.variables)}`);
+  return lines;
+}
+
+export function renderView(v: ViewData): string[] {
+  switch (v.view) {
+    case 'stop': {
+      const lines = [summarizeStop(v.stop)];
+      if (v.stop.frame) lines.push(renderFrame(v.stop.frame));
+      if (v.source) lines.push(...renderSource(v.source));
+      return lines;
+    }
+    case 'crash': {
+      const sig = v.signal ? `${v.signal.name} (${v.signal.meaning})` : 'crash';
+      const lines = [
+        `${sig}${v.faultAddress ? ` at ${v.faultAddress}` : ''}${v.threadId !== undefined ? `, thread ${v.threadId}` : ''}`,
+      ];
+      lines.push(`hint: ${v.hint}`);
+      lines.push(...v.stack.map(renderStackEntry));
+      if (v.depth !== undefined) lines.push(`… ${v.depth} frames in all`);
+      for (const l of v.locals) lines.push(`locals #${l.level} ${l.function ?? ''}: ${renderVariables(l.variables)}`);
+      if (v.source) lines.push(...renderSource(v.source));
+      if (v.instruction) lines.push(`pc: ${renderInstruction(v.instruction)}`);
+      if (v.outputTail) {
+        const tail = printable(v.outputTail.trimEnd()).split('\n').slice(-4);
+        lines.push('program output (last lines):', ...tail.map((l) => `| ${l}`));
+      }
+      return lines;
+    }
+    case 'stack':
+      return [
+        ...v.frames.map(renderFrame),
+        ...(v.more ? [`… more frames: ask again with from=${v.from + v.frames.length}`] : []),
+      ];
+    case 'threads': {
+      const lines = v.threads.flatMap(renderThread);
+      if (v.more) lines.push(`… ${v.total - v.threads.length} more threads`);
+      if (v.hint) lines.push(`hint: ${v.hint}`);
+      return lines;
+    }
+    case 'frame': {
+      const lines = [renderFrame(v.frame), `locals: ${renderVariables(v.locals)}`];
+      if (v.source) lines.push(...renderSource(v.source));
+      return lines;
+    }
+    case 'locals':
+    case 'args':
+      return [
+        `${v.view} of frame ${v.frame}: ${renderVariables(v.variables)}${v.omitted ? ` (+${v.omitted} more)` : ''}`,
+      ];
+    case 'registers':
+      return [v.registers.map((r) => `${r.name}=${r.value}`).join(' ')];
+    case 'source':
+      return [`${v.source.file}:`, ...renderSource(v.source)];
+    case 'libraries':
+      return [
+        ...v.libraries.map((l) => `${l.ranges[0]?.from ?? '?'} ${l.path}${l.symbolsLoaded ? '' : ' (no symbols)'}`),
+        ...(v.total > v.libraries.length ? [`… ${v.total - v.libraries.length} more`] : []),
+      ];
+  }
+}
+
+export function renderBreakpoint(b: Breakpoint): string {
+  const flags = [b.enabled ? '' : 'disabled', b.temporary ? 'temporary' : '', b.pending ? 'pending' : ''].filter(
+    Boolean,
+  );
+  const where =
+    b.file !== undefined && b.line !== undefined
+      ? `${b.function ? `${b.function} ` : ''}at ${b.file}:${b.line}`
+      : (b.what ?? b.requested ?? b.address ?? '');
+  const extra = [
+    b.condition ? `if ${b.condition}` : '',
+    b.ignoreCount ? `ignore next ${b.ignoreCount}` : '',
+    b.locations.length > 1 ? `${b.locations.length} locations` : '',
+  ].filter(Boolean);
+  return `${b.number} ${b.type} ${where}${flags.length ? ` [${flags.join(', ')}]` : ''}${extra.length ? ` ${extra.join(', ')}` : ''} hits=${b.hits}`;
+}
+
+export { describeFrame };

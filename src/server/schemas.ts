@@ -1,0 +1,65 @@
+// Input pieces shared by several tools. Every string that can reach a debugger is one line
+// (no line break of any kind, no NUL) and bounded; every number has a range.
+
+import * as z from 'zod/v4';
+import { VIEW_NAMES } from '../session/evidence.js';
+
+/** Line breaks as any reader may see them, and NUL (which cuts a C string short). */
+const LINE_BREAK = /[\n\r\v\f\u0085\u2028\u2029\0]/;
+
+export function isOneLine(s: string): boolean {
+  return !LINE_BREAK.test(s);
+}
+
+/** A one-line string of at most `max` characters. */
+export function line(max: number) {
+  return z.string().max(max).refine(isOneLine, { message: 'must be one line: no line breaks or NUL' });
+}
+
+export const sessionId = z
+  .string()
+  .regex(/^[0-9a-f]{8}$/, 'a session id is 8 hex digits, as dbg_start returned it')
+  .describe('Session id returned by dbg_start.');
+
+export const threadId = z.number().int().min(1).max(10_000_000).describe('Thread id (default: the current thread).');
+export const frameLevel = z.number().int().min(0).max(1_000_000).describe('Frame level, 0 = innermost (default 0).');
+export const stopId = z
+  .number()
+  .int()
+  .min(0)
+  .describe('Answer only if this is still the current stop, else fail with stale_context.');
+export const timeoutMs = z
+  .number()
+  .int()
+  .min(1)
+  .max(3_600_000)
+  .describe('How long to wait for the program to stop, ms (default 30000).');
+export const onTimeout = z
+  .enum(['return', 'interrupt'])
+  .describe('At the deadline: return with state running, or interrupt and inspect where it is.');
+
+export const INSPECT_CHOICES = ['auto', 'none', ...VIEW_NAMES] as const;
+export const inspectPlan = z
+  .array(z.enum(INSPECT_CHOICES))
+  .max(6)
+  .describe(
+    'Views to gather at the stop reached. auto (default): crash for a fatal signal, stop+threads after an interrupt, else stop.',
+  );
+export const stackDepth = z.number().int().min(1).max(200).describe('Frames per stack (default 16; threads view 4).');
+export const includeLocals = z.boolean().describe("Threads view: add the locals of each thread's first user frame.");
+
+/** Human-readable list of what was wrong with the arguments, one issue per field. */
+export function describeIssues(error: z.ZodError): { message: string; fields: string[] } {
+  const fields: string[] = [];
+  const parts = error.issues.map((issue) => {
+    const path = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') {
+      const keys = (issue as { keys?: string[] }).keys ?? [];
+      fields.push(...keys.map((k) => (path ? `${path}.${k}` : k)));
+      return `unknown argument${keys.length > 1 ? 's' : ''} ${keys.map((k) => JSON.stringify(k)).join(', ')}${path ? ` in ${path}` : ''}`;
+    }
+    fields.push(path || '(arguments)');
+    return `${path || 'arguments'}: ${issue.message}`;
+  });
+  return { message: parts.join('; '), fields };
+}

@@ -1,0 +1,217 @@
+import * as z from 'zod/v4';
+import type { Breakpoint } from '../../model/model.js';
+import type { RunOutcome, Session } from '../../session/session.js';
+import { DebuggerError } from '../../util/errors.js';
+import { defineTool } from '../defineTool.js';
+import { resolveDirectory, resolveProgram } from '../paths.js';
+import { renderBreakpoint } from '../render.js';
+import { includeLocals, inspectPlan, line, onTimeout, stackDepth, timeoutMs } from '../schemas.js';
+import { breakpointWire, compact } from '../wire.js';
+import { runAnswer } from './runAnswer.js';
+
+const oneLineArg = z
+  .string()
+  .max(4096)
+  .refine((s) => !s.includes('\0'), { message: 'must not contain NUL (it would end the argument early)' });
+
+export const startBreakpoint = z.strictObject({
+  location: line(1024).describe('GDB location: function, file.c:LINE, or *ADDRESS.'),
+  condition: line(1024).optional().describe('Stop only when this C expression is true.'),
+  temporary: z.boolean().optional().describe('Delete after the first hit.'),
+});
+
+const input = z.strictObject({
+  program: line(4096).describe('Executable to debug (absolute, or relative to the first workspace root).'),
+  args: z.array(oneLineArg).max(64).optional().describe('Arguments argv[1..], each passed literally (no shell).'),
+  cwd: line(4096).optional().describe('Working directory of the program (default: the first root).'),
+  env: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'not a variable name'), line(4096))
+    .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
+    .optional()
+    .describe("Variables added to the program's environment."),
+  stdin: z
+    .string()
+    .max(1_000_000)
+    .optional()
+    .describe("Text typed into the program's terminal after it starts (a line reaches it at each newline)."),
+  stdin_eof: z.boolean().optional().describe('Send end-of-file after stdin (default true).'),
+  breakpoints: z.array(startBreakpoint).max(16).optional().describe('Installed before the program runs.'),
+  stop: z
+    .enum(['none', 'main', 'entry', 'no-run'])
+    .optional()
+    .describe(
+      'none (default): run until a breakpoint, signal or exit; main; entry (first instruction); no-run: only load.',
+    ),
+  inspect: inspectPlan.optional(),
+  stack_depth: stackDepth.optional(),
+  include_locals: includeLocals.optional(),
+  timeout_ms: timeoutMs.optional(),
+  on_timeout: onTimeout
+    .optional()
+    .describe('At the deadline: interrupt (default here) and inspect, or return running.'),
+  backend: z.enum(['gdb', 'lldb', 'winedbg', 'rr']).optional().describe('Debugger (default gdb).'),
+});
+
+const output = z.object({
+  session_id: z.string().describe('Pass to every other tool.'),
+  program: z.string(),
+  debugger: z.string().describe('Debugger name and version.'),
+  breakpoints: z.array(z.looseObject({})).optional(),
+  outcome: z
+    .looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) })
+    .optional()
+    .describe('Where the first run ended: stop (reason, signal, frame), exit code, or still running.'),
+  views: z.looseObject({}).optional().describe('Evidence at the stop, one key per view.'),
+  failures: z.array(z.string()).optional(),
+  output: z.looseObject({}).optional().describe('What the program printed: text and the cursor for dbg_io.'),
+  output_cursor: z.number().optional(),
+  never_hit: z.array(z.string()).optional(),
+  session: z.looseObject({}),
+  warnings: z.array(z.string()).optional(),
+});
+
+export const startTool = defineTool({
+  name: 'dbg_start',
+  title: 'Start a debugging session',
+  description: [
+    'Creates a session and, in the same call, installs breakpoints, runs the program and returns the evidence where it stops.',
+    "A crash comes back as the crash view (signal, fault address and a hint, stack with args, locals, source, faulting instruction, the program's last output); a hang, with on_timeout=interrupt (the default here), as the stop and threads views.",
+    'Locations are GDB location specs: main, file.c:42, *0x401000.',
+    "stdin is typed into the program's own terminal, then end-of-file (stdin_eof=false keeps it open for dbg_io).",
+    'Missing programs, programs without debug info and breakpoints that do not resolve are reported in warnings.',
+    'Next: dbg_inspect / dbg_evaluate at the stop, dbg_run to move, dbg_close when done.',
+  ].join(' '),
+  input,
+  output,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(args, ctx) {
+    if (args.backend !== undefined && args.backend !== 'gdb') {
+      throw new DebuggerError(
+        'backend_unavailable',
+        `the ${args.backend} backend is not available in this version; use backend=gdb (dbg_doctor lists what works here)`,
+      );
+    }
+    const roots = ctx.config.roots;
+    const program = await resolveProgram(args.program, roots);
+    const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
+    ctx.progress(0, 'starting the debugger');
+    const { session, report } = await ctx.sessions.launch(
+      { program, args: args.args ?? [], ...(cwd ? { cwd } : {}), ...(args.env ? { env: args.env } : {}) },
+      ctx.signal,
+    );
+    const warnings = [...report.warnings];
+    try {
+      const installed = await installBreakpoints(session, args.breakpoints ?? [], warnings, ctx.signal);
+      const header = `${program}${args.args?.length ? ` ${args.args.map((a) => JSON.stringify(a)).join(' ')}` : ''} under ${session.backend.info.version}`;
+      const extra = compact({
+        session_id: session.id,
+        program,
+        debugger: session.backend.info.version,
+        breakpoints: installed.length > 0 ? installed.map(breakpointWire) : undefined,
+      });
+      const extraText = [header, ...installed.map(renderBreakpoint)];
+      const stop = args.stop ?? 'none';
+      if (stop === 'no-run') {
+        return {
+          data: extra,
+          text: [...extraText, 'loaded; not started (dbg_run action=run starts it)'].join('\n'),
+          session,
+          warnings,
+        };
+      }
+      ctx.progress(0, 'running the program');
+      const outcome = await startRun(session, stop, args, ctx, warnings);
+      const answer = await runAnswer(session, outcome, {
+        inspect: args.inspect,
+        stackDepth: args.stack_depth,
+        includeLocals: args.include_locals,
+        outputCursor: 0,
+        signal: ctx.signal,
+        extra,
+        extraText,
+      });
+      return { ...answer, warnings };
+    } catch (e) {
+      // A start that fails leaves nothing behind.
+      await ctx.sessions.close(session.id);
+      throw e;
+    }
+  },
+});
+
+async function installBreakpoints(
+  session: Session,
+  specs: readonly z.infer<typeof startBreakpoint>[],
+  warnings: string[],
+  signal: AbortSignal,
+): Promise<Breakpoint[]> {
+  const installed: Breakpoint[] = [];
+  for (const spec of specs) {
+    try {
+      const bp = await session.mutate(
+        ['loaded'],
+        'set a breakpoint',
+        (b) =>
+          b.insertBreakpoint(
+            {
+              kind: 'breakpoint',
+              location: spec.location,
+              ...(spec.condition ? { condition: spec.condition } : {}),
+              ...(spec.temporary ? { temporary: true } : {}),
+            },
+            signal,
+          ),
+        signal,
+      );
+      session.apply({ type: 'breakpoint-changed', breakpoint: bp });
+      installed.push(bp);
+      if (bp.pending) {
+        warnings.push(
+          `breakpoint ${bp.number} at ${spec.location} is pending: no such location in the program yet (a typo, or code in a library not loaded yet)`,
+        );
+      }
+    } catch (e) {
+      warnings.push(`breakpoint at ${spec.location} not set: ${(e as Error).message}`);
+    }
+  }
+  return installed;
+}
+
+async function startRun(
+  session: Session,
+  stop: 'none' | 'main' | 'entry',
+  args: { stdin?: string; stdin_eof?: boolean; timeout_ms?: number; on_timeout?: 'return' | 'interrupt' },
+  ctx: { config: { runTimeoutMs: number }; signal: AbortSignal; progress: (p: number, m: string) => void },
+  warnings: string[],
+): Promise<RunOutcome> {
+  const timeoutMs = args.timeout_ms ?? ctx.config.runTimeoutMs;
+  const onProgress = (ms: number): void => ctx.progress(ms, `running for ${Math.round(ms / 1000)} s`);
+  const request = {
+    action: 'run' as const,
+    startMode: stop,
+    timeoutMs,
+    onTimeout: args.on_timeout ?? ('interrupt' as const),
+    onProgress,
+  };
+  let pending: Promise<RunOutcome>;
+  try {
+    pending = session.run(request, ctx.signal);
+    pending.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
+    if (args.stdin !== undefined || args.stdin_eof === true) {
+      await feedStdin(session, args.stdin ?? '', args.stdin_eof ?? true);
+    }
+    return await pending;
+  } catch (e) {
+    if (stop === 'main' && e instanceof DebuggerError && /main|symbol/i.test(e.message)) {
+      warnings.push(`could not stop at main (${e.message}); ran without stopping`);
+      return session.run({ ...request, startMode: 'none' }, ctx.signal);
+    }
+    throw e;
+  }
+}
+
+/** Types text into the program's terminal once the run has begun, then end-of-file if asked. */
+async function feedStdin(session: Session, text: string, eof: boolean): Promise<void> {
+  if (text.length > 0) await session.backend.writeStdin(text);
+  if (eof) await session.backend.sendEof();
+}

@@ -1,0 +1,243 @@
+// The model as it goes on the wire: snake_case, undefined fields left out, compact. These
+// objects are the `structuredContent` of answers; render.ts writes the text beside them.
+
+import type {
+  Breakpoint,
+  ExitEvent,
+  Frame,
+  Instruction,
+  Library,
+  Register,
+  StopEvent,
+  Variable,
+} from '../model/model.js';
+import type { StackEntry, ThreadEntry, ViewData, ViewOutcome } from '../session/evidence.js';
+import type { RunOutcome, Session } from '../session/session.js';
+
+export type Wire = Record<string, unknown>;
+
+/** Drops undefined fields (JSON would too, but answers are measured before serialising). */
+export function compact<T extends Wire>(o: T): T {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+export function variableWire(v: Variable): Wire {
+  return compact({ name: v.name, value: v.value, type: v.type, truncated: v.truncated || undefined });
+}
+
+export function frameWire(f: Frame): Wire {
+  return compact({
+    level: f.level,
+    function: f.function,
+    file: f.file,
+    line: f.line,
+    address: f.address,
+    library: f.library,
+    args: f.args?.map((a) => compact({ name: a.name, value: a.value, truncated: a.truncated || undefined })),
+  });
+}
+
+export function stackEntryWire(e: StackEntry): Wire {
+  if ('folded' in e) {
+    return compact({
+      folded: e.folded,
+      levels: `${e.fromLevel}-${e.toLevel}`,
+      library: e.library,
+      functions: e.functions,
+    });
+  }
+  return frameWire(e);
+}
+
+export function stopWire(s: StopEvent, stopId?: number): Wire {
+  return compact({
+    stop_id: stopId,
+    reason: s.reason,
+    raw_reason: s.rawReason,
+    signal: s.signal?.name,
+    signal_meaning: s.signal?.meaning,
+    fault_address: s.faultAddress,
+    thread: s.threadId,
+    frame: s.frame ? frameWire(s.frame) : undefined,
+    breakpoint: s.breakpoint,
+    watch: s.watch ? compact({ ...s.watch }) : undefined,
+    return_value: s.returnValue,
+    new_pid: s.newPid,
+    new_program: s.newProgram,
+    syscall: s.syscall,
+    replaying: s.replaying,
+  });
+}
+
+export function exitWire(e: ExitEvent): Wire {
+  return compact({ exit_code: e.code, signal: e.signal?.name, signal_meaning: e.signal?.meaning, killed: e.killed });
+}
+
+export function outcomeWire(o: RunOutcome): Wire {
+  switch (o.kind) {
+    case 'stopped':
+      return { kind: 'stopped', ...stopWire(o.stop, o.stopId) };
+    case 'exited':
+      return { kind: 'exited', ...exitWire(o.exit) };
+    case 'running':
+      return { kind: 'running' };
+    case 'dead':
+      return { kind: 'dead', reason: o.reason };
+  }
+}
+
+export function breakpointWire(b: Breakpoint): Wire {
+  return compact({
+    number: b.number,
+    type: b.type,
+    enabled: b.enabled,
+    temporary: b.temporary || undefined,
+    pending: b.pending || undefined,
+    location: b.requested,
+    function: b.function,
+    file: b.file,
+    line: b.line,
+    address: b.address,
+    condition: b.condition,
+    ignore_count: b.ignoreCount || undefined,
+    hits: b.hits,
+    what: b.what,
+    script: b.script,
+    thread: b.thread,
+    locations:
+      b.locations.length > 1
+        ? b.locations.map((l) =>
+            compact({
+              id: l.id,
+              enabled: l.enabled,
+              function: l.function,
+              file: l.file,
+              line: l.line,
+              address: l.address,
+            }),
+          )
+        : undefined,
+  });
+}
+
+function threadWire(t: ThreadEntry): Wire {
+  return compact({
+    id: t.id,
+    target_id: t.targetId,
+    name: t.name,
+    state: t.state,
+    waiting: t.waiting,
+    frame: t.frame ? frameWire(t.frame) : undefined,
+    stack: t.stack?.map(stackEntryWire),
+    locals: t.locals
+      ? compact({ level: t.locals.level, function: t.locals.function, variables: t.locals.variables.map(variableWire) })
+      : undefined,
+  });
+}
+
+function instructionWire(i: Instruction): Wire {
+  return compact({
+    address: i.address,
+    function: i.function,
+    offset: i.offset,
+    instruction: i.instruction,
+    opcodes: i.opcodes,
+    line: i.line,
+    file: i.file,
+  });
+}
+
+export function libraryWire(l: Library): Wire {
+  return compact({ path: l.path, symbols: l.symbolsLoaded, from: l.ranges[0]?.from, to: l.ranges[0]?.to });
+}
+
+export function registerWire(r: Register): Wire {
+  return { name: r.name, value: r.value };
+}
+
+export function viewWire(v: ViewData): Wire {
+  switch (v.view) {
+    case 'stop':
+      return compact({ summary: v.summary, ...stopWire(v.stop), source: v.source });
+    case 'crash':
+      return compact({
+        signal: v.signal?.name,
+        signal_meaning: v.signal?.meaning,
+        fault_address: v.faultAddress,
+        hint: v.hint,
+        thread: v.threadId,
+        stack: v.stack.map(stackEntryWire),
+        depth: v.depth,
+        locals: v.locals.map((l) =>
+          compact({
+            level: l.level,
+            function: l.function,
+            variables: l.variables.map(variableWire),
+            omitted: l.omitted,
+          }),
+        ),
+        source: v.source,
+        instruction: v.instruction ? instructionWire(v.instruction) : undefined,
+        output_tail: v.outputTail,
+      });
+    case 'stack':
+      return compact({ thread: v.threadId, from: v.from, frames: v.frames.map(frameWire), more: v.more });
+    case 'threads':
+      return compact({
+        current: v.currentThreadId,
+        total: v.total,
+        more: v.more,
+        hint: v.hint,
+        threads: v.threads.map(threadWire),
+      });
+    case 'frame':
+      return compact({
+        thread: v.threadId,
+        frame: frameWire(v.frame),
+        locals: v.locals.map(variableWire),
+        source: v.source,
+      });
+    case 'locals':
+    case 'args':
+      return compact({
+        thread: v.threadId,
+        frame: v.frame,
+        variables: v.variables.map(variableWire),
+        omitted: v.omitted,
+      });
+    case 'registers':
+      return compact({ thread: v.threadId, frame: v.frame, registers: v.registers.map(registerWire) });
+    case 'source':
+      return { ...v.source };
+    case 'libraries':
+      return { total: v.total, libraries: v.libraries.map(libraryWire) };
+  }
+}
+
+/** A plan's results: one key per view, plus what failed. */
+export function viewsWire(outcomes: { name: string; outcome: ViewOutcome }[]): { views: Wire; failures?: string[] } {
+  const views: Wire = {};
+  const failures: string[] = [];
+  for (const { name, outcome } of outcomes) {
+    if (outcome.data) views[name] = viewWire(outcome.data);
+    failures.push(...outcome.failures);
+  }
+  return failures.length > 0 ? { views, failures } : { views };
+}
+
+export function instructionsWire(list: readonly Instruction[]): Wire[] {
+  return list.map(instructionWire);
+}
+
+export function sessionWire(s: Session): Wire {
+  const snap = s.snapshot;
+  const st = snap.state;
+  return compact({
+    id: s.id,
+    state: st.phase,
+    stop_id: snap.stopId,
+    exit_code: st.phase === 'exited' ? st.exit.code : undefined,
+    reason: st.phase === 'dead' ? st.reason : undefined,
+  });
+}

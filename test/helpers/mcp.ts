@@ -1,0 +1,75 @@
+// End-to-end: the built server (dist/main.js) over stdio, driven by the MCP SDK client.
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterEach } from 'vitest';
+import { fixturesDir, repoRoot } from './paths.js';
+
+export interface CallResult {
+  /** structuredContent of the answer. */
+  data: Record<string, any>;
+  text: string;
+  isError: boolean;
+  /** The error code when isError. */
+  code?: string;
+  /** Bytes of the whole result as JSON (what the agent pays for). */
+  size: number;
+}
+
+export interface McpHarness {
+  client: Client;
+  transport: StdioClientTransport;
+  call(
+    name: string,
+    args: Record<string, unknown>,
+    options?: { timeoutMs?: number; signal?: AbortSignal },
+  ): Promise<CallResult>;
+  /** stderr lines the server wrote (JSON logs). */
+  stderr: string[];
+  close(): Promise<void>;
+}
+
+const open: McpHarness[] = [];
+
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((h) => h.close()));
+});
+
+/** Starts dist/main.js with the fixtures directory as workspace root (plus `args`). */
+export async function startServer(args: string[] = [], env: Record<string, string> = {}): Promise<McpHarness> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(repoRoot, 'dist', 'main.js'), '--root', fixturesDir, ...args],
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
+    stderr: 'pipe',
+  });
+  const stderr: string[] = [];
+  transport.stderr?.on('data', (chunk: Buffer) => stderr.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  const client = new Client({ name: 'dbg-mcp-test', version: '1' });
+  await client.connect(transport);
+  const harness: McpHarness = {
+    client,
+    transport,
+    stderr,
+    async call(name, callArgs, options = {}) {
+      const result = await client.callTool(
+        { name, arguments: callArgs },
+        { timeout: options.timeoutMs ?? 60_000, ...(options.signal ? { signal: options.signal } : {}) },
+      );
+      const data = (result.structuredContent ?? {}) as Record<string, any>;
+      const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+      return {
+        data,
+        text,
+        isError: result.isError === true,
+        ...(result.isError ? { code: data.error?.code } : {}),
+        size: JSON.stringify(result).length,
+      };
+    },
+    async close() {
+      await client.close().catch(() => {});
+    },
+  };
+  open.push(harness);
+  return harness;
+}
