@@ -142,6 +142,8 @@ export interface DebuggerBackend {
   readonly info: BackendInfo;
   /** The program's terminal output, when the backend gives the program a terminal. */
   readonly output: OutputRing | undefined;
+  /** What the debugger printed on its own (dprintf output, warnings), not as a command's answer. */
+  readonly console: OutputRing | undefined;
   /** Last lines the debugger wrote to its stderr (diagnostics when it dies). */
   stderrTail(): string[];
 
