@@ -509,11 +509,10 @@ const WAITS: [RegExp, string][] = [
   [/waitpid|wait4/, 'child process'],
 ];
 
+/** What a thread waits for, from its top frames: the most specific label wins (a join waits in a futex). */
 export function classifyWait(frames: readonly Frame[]): string | undefined {
-  for (const f of frames.slice(0, 8)) {
-    const fn = f.function ?? '';
-    for (const [re, label] of WAITS) if (re.test(fn)) return label;
-  }
+  const top = frames.slice(0, 8).map((f) => f.function ?? '');
+  for (const [re, label] of WAITS) if (top.some((fn) => re.test(fn))) return label;
   return undefined;
 }
 

@@ -302,6 +302,8 @@ export class Session {
   async interrupt(): Promise<RunOutcome> {
     this.touch();
     if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
+    // Before the first run there is no stop to report, and outcome() would say `running`.
+    this.requirePhase(['running', 'stopped', 'exited', 'dead'], 'interrupt');
     if (this.snap.state.phase !== 'running') return this.outcome();
     return this.interruptAndWait();
   }

@@ -1,7 +1,33 @@
-// Builds the fixture programs once per test run.
-import { execFileSync } from 'node:child_process';
+// Builds the fixture programs once per test run (gcc only: no make needed on a fresh machine).
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { fixturesDir } from './paths.js';
 
-export default function setup(): void {
-  execFileSync('make', ['-s', '-C', fixturesDir], { stdio: 'inherit' });
+const run = promisify(execFile);
+
+function newer(a: string, b: string): boolean {
+  try {
+    return statSync(a).mtimeMs > statSync(b).mtimeMs;
+  } catch {
+    return true;
+  }
+}
+
+export default async function setup(): Promise<void> {
+  const out = join(fixturesDir, 'build');
+  mkdirSync(out, { recursive: true });
+  const sources = readdirSync(fixturesDir).filter((f) => f.endsWith('.c'));
+  const stale = sources.filter((src) => newer(join(fixturesDir, src), join(out, src.slice(0, -2))));
+  // Same flags as fixtures/c/Makefile.
+  const jobs = stale.map((src) =>
+    run('gcc', ['-g', '-O0', '-fno-omit-frame-pointer', '-Wall', '-o', join(out, src.slice(0, -2)), join(fixturesDir, src), '-lpthread']),
+  );
+  // One program without debug info, for the warnings about it.
+  const nodebug = join(out, 'hello_nodebug');
+  if (newer(join(fixturesDir, 'hello.c'), nodebug)) {
+    jobs.push(run('gcc', ['-O0', '-s', '-o', nodebug, join(fixturesDir, 'hello.c')]));
+  }
+  await Promise.all(jobs);
 }

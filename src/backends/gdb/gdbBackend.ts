@@ -44,6 +44,7 @@ import {
   narrowVariables,
 } from '../../protocols/mi/miNarrow.js';
 import type { MiRecord } from '../../protocols/mi/miRecords.js';
+import { elfHasDebugInfo, readElf } from '../../util/elf.js';
 import { DebuggerError } from '../../util/errors.js';
 import { log } from '../../util/log.js';
 import type {
@@ -395,8 +396,10 @@ export class GdbBackend implements DebuggerBackend {
   async load(spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport> {
     const warnings: string[] = [];
     const loaded = await this.mi('file-exec-and-symbols', [spec.program], { signal, captureConsole: true });
-    const said = `${loaded.console}\n${loaded.log}`;
-    const hasDebugInfo = !/No debugging symbols found/.test(said);
+    // MI mode prints nothing about missing symbols; the ELF sections tell.
+    const elf = await readElf(spec.program).catch(() => undefined);
+    const hasDebugInfo =
+      elf === undefined ? !/No debugging symbols found/.test(`${loaded.console}${loaded.log}`) : elfHasDebugInfo(elf);
     if (!hasDebugInfo) {
       warnings.push(`${spec.program} has no debug info: no source lines, locals or argument names (rebuild with -g)`);
     }
