@@ -28,11 +28,14 @@ export async function readElf(path: string): Promise<ElfFacts | undefined> {
     const shentsize = u16(head, bits === 64 ? 58 : 46);
     const shnum = u16(head, bits === 64 ? 60 : 48);
     const shstrndx = u16(head, bits === 64 ? 62 : 50);
-    if (shoff === 0 || shnum === 0 || shnum > 65_535 || shentsize < 40) return { bits, littleEndian: le, machine, sections: [] };
+    if (shoff === 0 || shnum === 0 || shnum > 65_535 || shentsize < 40)
+      return { bits, littleEndian: le, machine, sections: [] };
     const table = Buffer.alloc(shentsize * shnum);
     await file.read(table, 0, table.length, shoff);
-    const offsetOf = (i: number): number => (bits === 64 ? u64(table, i * shentsize + 24) : u32(table, i * shentsize + 16));
-    const sizeOf = (i: number): number => (bits === 64 ? u64(table, i * shentsize + 32) : u32(table, i * shentsize + 20));
+    const offsetOf = (i: number): number =>
+      bits === 64 ? u64(table, i * shentsize + 24) : u32(table, i * shentsize + 16);
+    const sizeOf = (i: number): number =>
+      bits === 64 ? u64(table, i * shentsize + 32) : u32(table, i * shentsize + 20);
     const strSize = Math.min(sizeOf(shstrndx), 1 << 20);
     const strings = Buffer.alloc(strSize);
     await file.read(strings, 0, strSize, offsetOf(shstrndx));

@@ -56,7 +56,13 @@ describe('dbg_start: one call to the crash evidence', () => {
     const crash = r.data.views.crash;
     expect(crash.signal).toBe('SIGFPE');
     expect(crash.hint).toMatch(/division by zero/);
-    expect(crash.stack[0]).toMatchObject({ function: 'divide', args: [{ name: 'a', value: '10' }, { name: 'b', value: '0' }] });
+    expect(crash.stack[0]).toMatchObject({
+      function: 'divide',
+      args: [
+        { name: 'a', value: '10' },
+        { name: 'b', value: '0' },
+      ],
+    });
   });
 
   it('reports a crash triggered by stdin, with the input delivered through the terminal', async () => {
@@ -83,7 +89,7 @@ describe('dbg_start: one call to the crash evidence', () => {
     expect(r.data.views.threads.hint).toMatch(/spinning/);
   });
 
-  it('shows every thread\'s stack for a multi-threaded hang', async () => {
+  it("shows every thread's stack for a multi-threaded hang", async () => {
     const h = await startServer();
     const r = await h.call('dbg_start', { program: fixture('threads'), timeout_ms: 800, include_locals: true });
     const threads = r.data.views.threads.threads;
@@ -107,8 +113,15 @@ describe('dbg_start: one call to the crash evidence', () => {
     const h = await startServer();
     const main = await h.call('dbg_start', { program: fixture('hello'), stop: 'main' });
     expect(main.data.outcome).toMatchObject({ kind: 'stopped', frame: { function: 'main' } });
-    const bp = await h.call('dbg_start', { program: fixture('loop'), breakpoints: [{ location: 'square', condition: 'v == 3' }] });
-    expect(bp.data.outcome).toMatchObject({ reason: 'breakpoint-hit', breakpoint: '1', frame: { function: 'square', args: [{ name: 'v', value: '3' }] } });
+    const bp = await h.call('dbg_start', {
+      program: fixture('loop'),
+      breakpoints: [{ location: 'square', condition: 'v == 3' }],
+    });
+    expect(bp.data.outcome).toMatchObject({
+      reason: 'breakpoint-hit',
+      breakpoint: '1',
+      frame: { function: 'square', args: [{ name: 'v', value: '3' }] },
+    });
     const loaded = await h.call('dbg_start', { program: fixture('hello'), stop: 'no-run' });
     expect(loaded.data.session.state).toBe('loaded');
     expect(loaded.data.outcome).toBeUndefined();
@@ -159,7 +172,10 @@ describe('dbg_start: problems are said plainly', () => {
     expect(r).toMatchObject({ isError: true, code: 'invalid_argument' });
     expect(r.data.error.message).toMatch(/unknown argument "progam"/);
     expect(r.data.error.details.fields).toEqual(['progam']);
-    const sessions = await h.client.callTool({ name: 'dbg_start', arguments: { program: fixture('hello'), args: 'notarray' } });
+    const sessions = await h.client.callTool({
+      name: 'dbg_start',
+      arguments: { program: fixture('hello'), args: 'notarray' },
+    });
     expect(sessions.isError).toBe(true);
   });
 

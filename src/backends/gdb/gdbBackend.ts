@@ -90,6 +90,12 @@ export interface GdbBackendOptions {
 const FAULT_SIGNALS = new Set(['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL']);
 const STDERR_LINES = 20;
 const CONSOLE_TAIL_BYTES = 64 * 1024;
+/** Readability of memory changes only at page boundaries (4 KiB, or a multiple of it). */
+const MEMORY_PAGE = 4096n;
+
+function isUnreadable(e: unknown): boolean {
+  return e instanceof DebuggerError && /Unable to read memory|Cannot access memory/.test(e.message);
+}
 
 export class GdbBackend implements DebuggerBackend {
   readonly info: BackendInfo;
@@ -767,8 +773,48 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   async readMemory(address: string, count: number, signal?: AbortSignal): Promise<MemoryBlock[]> {
-    const r = await this.mi('data-read-memory-bytes', [address, String(count)], { signal });
-    return narrowMemory(r.results);
+    try {
+      const blocks = narrowMemory(
+        (await this.mi('data-read-memory-bytes', [address, String(count)], { signal })).results,
+      );
+      if (blocks.length === 1 && blocks[0]?.hex.length === count * 2) return blocks;
+    } catch (e) {
+      if (!isUnreadable(e)) throw e;
+    }
+    // Part of the range is unreadable. GDB 13 then answers with the readable part plus one byte
+    // past the page boundary that it made up (end="0x…f001"), or with "Unable to read memory."
+    // when the range starts readable; so read page by page: readability changes only there.
+    const at = await this.mi('data-evaluate-expression', [`(char *)(${address})`], { signal });
+    const text = /^0x[0-9a-fA-F]+/.exec(miString(at.results, 'value') ?? '')?.[0];
+    if (text === undefined) throw new DebuggerError('debugger_error', `${address} is not an address`);
+    const start = BigInt(text);
+    const end = start + BigInt(count);
+    let hex = '';
+    for (let from = start; from < end; ) {
+      const pageEnd = (from / MEMORY_PAGE + 1n) * MEMORY_PAGE;
+      const to = pageEnd < end ? pageEnd : end;
+      const bytes = Number(to - from);
+      try {
+        const r = await this.mi('data-read-memory-bytes', [`0x${from.toString(16)}`, String(bytes)], { signal });
+        const block = narrowMemory(r.results)[0];
+        if (block?.hex.length !== bytes * 2) break;
+        hex += block.hex;
+      } catch (e) {
+        if (isUnreadable(e)) break;
+        throw e;
+      }
+      from = to;
+    }
+    if (hex === '') {
+      throw new DebuggerError(
+        'debugger_error',
+        `cannot read memory at 0x${start.toString(16)}: nothing is mapped there`,
+        {
+          address: `0x${start.toString(16)}`,
+        },
+      );
+    }
+    return [{ address: `0x${start.toString(16)}`, hex, unreadable: count - hex.length / 2 }];
   }
 
   async writeMemory(address: string, hex: string, signal?: AbortSignal): Promise<void> {
@@ -806,11 +852,21 @@ export class GdbBackend implements DebuggerBackend {
     if (/[\s,']/.test(file)) {
       throw new DebuggerError('invalid_argument', `source file name ${JSON.stringify(file)} cannot be listed by GDB`);
     }
-    const r = await this.cli(`list ${file}:${from},${to}`, { signal, captureConsole: true, captureLimit: 256 * 1024 });
+    // Both ends name the file: a bare end line is resolved against every file of that name
+    // (glibc has a loop.c too) and GDB then lists nothing.
+    const r = await this.cli(`list ${file}:${from},${file}:${to}`, {
+      signal,
+      captureConsole: true,
+      captureLimit: 256 * 1024,
+    });
     const lines: SourceLine[] = [];
     for (const text of r.console.split('\n')) {
       const m = /^(\d+)\t(.*)$/.exec(text);
       if (m?.[1] !== undefined && m[2] !== undefined) lines.push({ line: Number(m[1]), text: m[2] });
+    }
+    if (lines.length === 0) {
+      const said = `${r.console}${r.log}`.trim().split('\n')[0];
+      if (said) throw new DebuggerError('debugger_error', said);
     }
     return lines;
   }
