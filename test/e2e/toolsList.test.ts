@@ -1,0 +1,33 @@
+// What every agent pays for on every turn: tools/list. It must stay small, and every tool must
+// describe itself and each of its fields.
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../helpers/mcp.js';
+
+describe('tools/list', () => {
+  it('stays under 16 KB, with descriptions, described fields, output schemas and honest annotations', async () => {
+    const h = await startServer();
+    const { tools } = await h.client.listTools();
+    const size = JSON.stringify({ tools }).length;
+    expect(size).toBeLessThan(16 * 1024);
+    for (const tool of tools) {
+      expect(tool.name).toMatch(/^dbg_[a-z]+$/);
+      expect(tool.description?.length ?? 0).toBeGreaterThan(60);
+      expect(tool.outputSchema).toBeDefined();
+      expect(tool.annotations).toMatchObject({ openWorldHint: false });
+      expect(typeof tool.annotations?.readOnlyHint).toBe('boolean');
+      expect(typeof tool.annotations?.destructiveHint).toBe('boolean');
+      expect(typeof tool.annotations?.idempotentHint).toBe('boolean');
+      const props = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
+      for (const [field, schema] of Object.entries(props)) {
+        expect(schema.description, `${tool.name}.${field} has no description`).toBeTruthy();
+      }
+      expect(tool.inputSchema.additionalProperties).toBe(false);
+    }
+  });
+
+  it('hides dbg_command when raw commands are off', async () => {
+    const h = await startServer(['--raw', 'off']);
+    const { tools } = await h.client.listTools();
+    expect(tools.map((t) => t.name)).not.toContain('dbg_command');
+  });
+});
