@@ -23,20 +23,52 @@ export interface CreatedServer {
 }
 
 /**
+ * tools/list is paid for by the agent on every turn, so the advertised JSON Schemas lose what
+ * the model does not need: the $schema URL, string length caps (enforced here, and named in
+ * the error when hit) and the empty shells of open objects.
+ */
+export function slimJsonSchema(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(slimJsonSchema);
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$schema' || key === 'maxLength') continue;
+    if (key === 'properties' && value && typeof value === 'object' && Object.keys(value).length === 0) continue;
+    if (key === 'additionalProperties' && value && typeof value === 'object' && Object.keys(value).length === 0) continue;
+    out[key] = slimJsonSchema(value);
+  }
+  return out;
+}
+
+type StandardProps = StandardSchemaWithJSON['~standard'];
+
+function slimmed(std: StandardProps, validate: StandardProps['validate']): StandardSchemaWithJSON {
+  return {
+    '~standard': {
+      ...std,
+      validate,
+      jsonSchema: {
+        input: (options) => slimJsonSchema(std.jsonSchema.input(options)) as Record<string, unknown>,
+        output: (options) => slimJsonSchema(std.jsonSchema.output(options)) as Record<string, unknown>,
+      },
+    },
+  };
+}
+
+/**
  * The SDK validates arguments before a handler runs and answers a mismatch with bare text. We
  * want our own `invalid_argument` answer (code, field names), so the SDK gets a schema that
  * advertises the real JSON Schema but lets every value through; the handler validates.
  */
 function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
-  const std = schema['~standard'] as unknown as StandardSchemaWithJSON['~standard'];
-  return {
-    '~standard': {
-      ...std,
-      version: 1,
-      vendor: 'dbg-mcp',
-      validate: (value: unknown) => ({ value }),
-    },
-  };
+  const std = schema['~standard'] as unknown as StandardProps;
+  return slimmed(std, (value: unknown) => ({ value }));
+}
+
+/** Output schemas keep their real validation (a self-check of every answer), slimmed. */
+function outputSchema(schema: z.ZodObject): StandardSchemaWithJSON {
+  const std = schema['~standard'] as unknown as StandardProps;
+  return slimmed(std, std.validate);
 }
 
 let callCounter = 0;
@@ -88,8 +120,8 @@ function register(server: McpServer, tool: ToolDefinition<any>, sessions: Sessio
       title: tool.title,
       description: tool.description,
       inputSchema: advertiseOnly(tool.input),
-      outputSchema: tool.output,
-      annotations: { ...tool.annotations, openWorldHint: false, title: tool.title },
+      outputSchema: outputSchema(tool.output),
+      annotations: { ...tool.annotations, openWorldHint: false },
     },
     async (rawArgs: unknown, ctx): Promise<CallToolResult> => {
       const callId = ++callCounter;

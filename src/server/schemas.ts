@@ -19,34 +19,34 @@ export function line(max: number) {
 export const sessionId = z
   .string()
   .regex(/^[0-9a-f]{8}$/, 'a session id is 8 hex digits, as dbg_start returned it')
-  .describe('Session id returned by dbg_start.');
+  .describe('From dbg_start.');
 
-export const threadId = z.number().int().min(1).max(10_000_000).describe('Thread id (default: the current thread).');
-export const frameLevel = z.number().int().min(0).max(1_000_000).describe('Frame level, 0 = innermost (default 0).');
+export const threadId = z.number().int().min(1).max(10_000_000).describe('Thread id (default: current).');
+export const frameLevel = z.number().int().min(0).max(1_000_000).describe('Frame level, 0 = innermost.');
 export const stopId = z
   .number()
   .int()
   .min(0)
-  .describe('Answer only if this is still the current stop, else fail with stale_context.');
+  .describe('Fail with stale_context unless this is still the current stop.');
 export const timeoutMs = z
   .number()
   .int()
   .min(1)
   .max(3_600_000)
-  .describe('How long to wait for the program to stop, ms (default 30000).');
+  .describe('Wait for a stop, ms (default 30000).');
 export const onTimeout = z
   .enum(['return', 'interrupt'])
-  .describe('At the deadline: return with state running, or interrupt and inspect where it is.');
+  .describe('At the deadline: return (state running) or interrupt and inspect.');
 
 export const INSPECT_CHOICES = ['auto', 'none', ...VIEW_NAMES] as const;
 export const inspectPlan = z
   .array(z.enum(INSPECT_CHOICES))
   .max(6)
   .describe(
-    'Views to gather at the stop reached. auto (default): crash for a fatal signal, stop+threads after an interrupt, else stop.',
+    'Views at the stop. auto: crash for a fatal signal, stop+threads after an interrupt, else stop.',
   );
-export const stackDepth = z.number().int().min(1).max(200).describe('Frames per stack (default 16; threads view 4).');
-export const includeLocals = z.boolean().describe("Threads view: add the locals of each thread's first user frame.");
+export const stackDepth = z.number().int().min(1).max(200).describe('Frames per stack (default 16; 4 per thread).');
+export const includeLocals = z.boolean().describe("threads view: locals of each thread's first user frame.");
 
 /** Human-readable list of what was wrong with the arguments, one issue per field. */
 export function describeIssues(error: z.ZodError): { message: string; fields: string[] } {

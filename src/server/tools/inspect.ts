@@ -10,9 +10,7 @@ const input = z.strictObject({
   session_id: sessionId,
   view: z
     .enum(VIEW_NAMES)
-    .describe(
-      'stop, crash (all-in-one for a fatal signal), stack, threads (each with a short stack), frame, locals, args, registers, source, libraries.',
-    ),
+    .describe('crash: all-in-one for a fatal signal; threads: each with a short stack.'),
   thread: threadId.optional(),
   frame: frameLevel.optional(),
   stack_depth: stackDepth.optional(),
@@ -22,17 +20,17 @@ const input = z.strictObject({
     .min(0)
     .max(1_000_000)
     .optional()
-    .describe('stack: first frame level; threads: first thread index (paging).'),
+    .describe('Paging: first frame (stack) or thread index.'),
   include_locals: includeLocals.optional(),
-  file: line(4096).optional().describe("source: file to list (default: the frame's)."),
-  line: z.number().int().min(1).max(10_000_000).optional().describe('source: line to centre on.'),
-  registers: z.array(line(32)).max(64).optional().describe('registers: names (default: general registers).'),
+  file: line(4096).optional().describe("source view: file (default: the frame's)."),
+  line: z.number().int().min(1).max(10_000_000).optional().describe('source view: line.'),
+  registers: z.array(line(32)).max(64).optional().describe('Register names (default: general).'),
   stop_id: stopId.optional(),
 });
 
 const output = z.object({
   view: z.string(),
-  data: z.looseObject({}).optional().describe("The view's evidence (fields per view are documented in dbg://guide)."),
+  data: z.looseObject({}).optional(),
   failures: z.array(z.string()).optional(),
   session: z.looseObject({}),
 });
@@ -41,9 +39,8 @@ export const inspectTool = defineTool({
   name: 'dbg_inspect',
   title: 'Inspect the stopped program',
   description: [
-    'One view of the program at its current stop (state stopped; an exited program only has no views).',
-    'Bounded: stacks are paged (stack_depth, then from=N for the next page), values cut at 300 characters, 32 variables per frame, threads paged by 32.',
-    'Pass stop_id to be sure the evidence comes from the stop you reasoned about (stale_context otherwise).',
+    'One view of the stopped program. Bounded: stacks paged (stack_depth, then from=N), values cut at 300 chars, 32 variables per frame, 32 threads per page.',
+    'Pass stop_id to be sure the evidence is from the stop you reasoned about.',
   ].join(' '),
   input,
   output,

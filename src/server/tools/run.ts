@@ -23,14 +23,12 @@ const input = z.strictObject({
   session_id: sessionId,
   action: z
     .enum(ACTIONS)
-    .describe(
-      'next/step: a source line (step enters calls); stepi/nexti: one instruction; finish: out of the frame; until/advance: to location; jump: resume at location; run: start a loaded program; restart: from scratch.',
-    ),
-  count: z.number().int().min(1).max(10_000).optional().describe('Repeat next/step/stepi/nexti this many times.'),
+    .describe('step enters calls; finish leaves the frame; until/advance/jump take location; run starts a loaded program.'),
+  count: z.number().int().min(1).max(10_000).optional().describe('Repeat a step.'),
   thread: threadId.optional(),
-  location: line(1024).optional().describe('For until, advance, jump: a GDB location (file.c:42, func, *ADDR).'),
+  location: line(1024).optional().describe('file.c:42, func or *ADDR.'),
   timeout_ms: timeoutMs.optional(),
-  on_timeout: onTimeout.optional().describe('At the deadline: return running (default) or interrupt and inspect.'),
+  on_timeout: onTimeout.optional().describe('Default: return.'),
   inspect: inspectPlan.optional(),
   stack_depth: stackDepth.optional(),
   include_locals: includeLocals.optional(),
@@ -40,9 +38,9 @@ const output = z.object({
   outcome: z.looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) }),
   views: z.looseObject({}).optional(),
   failures: z.array(z.string()).optional(),
-  output: z.looseObject({}).optional().describe('What the program printed during the run, with the dbg_io cursor.'),
+  output: z.looseObject({}).optional(),
   output_cursor: z.number().optional(),
-  never_hit: z.array(z.string()).optional().describe('On exit: breakpoints that were never hit.'),
+  never_hit: z.array(z.string()).optional(),
   session: z.looseObject({}),
 });
 
@@ -50,10 +48,9 @@ export const runTool = defineTool({
   name: 'dbg_run',
   title: 'Run control',
   description: [
-    'Moves the program and waits for the next stop or exit, up to timeout_ms; then gathers the same inspection plan as dbg_start at the stop reached.',
-    'At the deadline the answer is state running (nothing is lost; the stop is reported later) unless on_timeout=interrupt.',
-    'interrupt stops a running program at once (it never waits behind another call); kill ends it; restart runs it again from the start.',
-    'On exit: the exit code or killing signal, and the breakpoints never hit.',
+    'Moves the program, waits for the next stop or exit (up to timeout_ms) and gathers the inspect plan there, as dbg_start.',
+    'At the deadline the state is running unless on_timeout=interrupt. interrupt stops a running program at once; kill ends it; restart reruns it.',
+    'On exit: exit code or signal, and breakpoints never hit.',
   ].join(' '),
   input,
   output,

@@ -15,27 +15,27 @@ const oneLineArg = z
   .refine((s) => !s.includes('\0'), { message: 'must not contain NUL (it would end the argument early)' });
 
 export const startBreakpoint = z.strictObject({
-  location: line(1024).describe('GDB location: function, file.c:LINE, or *ADDRESS.'),
-  condition: line(1024).optional().describe('Stop only when this C expression is true.'),
-  temporary: z.boolean().optional().describe('Delete after the first hit.'),
+  location: line(1024).describe('Where to stop.'),
+  condition: line(1024).optional().describe('Stop only if true.'),
+  temporary: z.boolean().optional().describe('Delete after one hit.'),
 });
 
 const input = z.strictObject({
-  program: line(4096).describe('Executable to debug (absolute, or relative to the first workspace root).'),
-  args: z.array(oneLineArg).max(64).optional().describe('Arguments argv[1..], each passed literally (no shell).'),
-  cwd: line(4096).optional().describe('Working directory of the program (default: the first root).'),
+  program: line(4096).describe('Executable (absolute, or relative to the workspace root).'),
+  args: z.array(oneLineArg).max(64).optional().describe('argv[1..], literal (no shell).'),
+  cwd: line(4096).optional().describe('Working directory (default: the workspace root).'),
   env: z
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'not a variable name'), line(4096))
     .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
     .optional()
-    .describe("Variables added to the program's environment."),
+    .describe('Added environment variables.'),
   stdin: z
     .string()
     .max(1_000_000)
     .optional()
-    .describe("Text typed into the program's terminal after it starts (a line reaches it at each newline)."),
-  stdin_eof: z.boolean().optional().describe('Send end-of-file after stdin (default true).'),
-  breakpoints: z.array(startBreakpoint).max(16).optional().describe('Installed before the program runs.'),
+    .describe("Typed into the program's terminal once it runs."),
+  stdin_eof: z.boolean().optional().describe('End-of-file after stdin (default true).'),
+  breakpoints: z.array(startBreakpoint).max(16).optional().describe('Set before the run.'),
   stop: z
     .enum(['none', 'main', 'entry', 'no-run'])
     .optional()
@@ -48,22 +48,19 @@ const input = z.strictObject({
   timeout_ms: timeoutMs.optional(),
   on_timeout: onTimeout
     .optional()
-    .describe('At the deadline: interrupt (default here) and inspect, or return running.'),
-  backend: z.enum(['gdb', 'lldb', 'winedbg', 'rr']).optional().describe('Debugger (default gdb).'),
+    .describe('Default here: interrupt.'),
+  backend: z.enum(['gdb', 'lldb', 'winedbg', 'rr']).optional().describe('Default gdb.'),
 });
 
 const output = z.object({
-  session_id: z.string().describe('Pass to every other tool.'),
+  session_id: z.string(),
   program: z.string(),
-  debugger: z.string().describe('Debugger name and version.'),
+  debugger: z.string(),
   breakpoints: z.array(z.looseObject({})).optional(),
-  outcome: z
-    .looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) })
-    .optional()
-    .describe('Where the first run ended: stop (reason, signal, frame), exit code, or still running.'),
-  views: z.looseObject({}).optional().describe('Evidence at the stop, one key per view.'),
+  outcome: z.looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) }).optional(),
+  views: z.looseObject({}).optional(),
   failures: z.array(z.string()).optional(),
-  output: z.looseObject({}).optional().describe('What the program printed: text and the cursor for dbg_io.'),
+  output: z.looseObject({}).optional(),
   output_cursor: z.number().optional(),
   never_hit: z.array(z.string()).optional(),
   session: z.looseObject({}),
@@ -74,12 +71,10 @@ export const startTool = defineTool({
   name: 'dbg_start',
   title: 'Start a debugging session',
   description: [
-    'Creates a session and, in the same call, installs breakpoints, runs the program and returns the evidence where it stops.',
-    "A crash comes back as the crash view (signal, fault address and a hint, stack with args, locals, source, faulting instruction, the program's last output); a hang, with on_timeout=interrupt (the default here), as the stop and threads views.",
-    'Locations are GDB location specs: main, file.c:42, *0x401000.',
-    "stdin is typed into the program's own terminal, then end-of-file (stdin_eof=false keeps it open for dbg_io).",
-    'Missing programs, programs without debug info and breakpoints that do not resolve are reported in warnings.',
-    'Next: dbg_inspect / dbg_evaluate at the stop, dbg_run to move, dbg_close when done.',
+    'Creates a session, sets breakpoints, runs the program and returns the evidence where it stops, in one call.',
+    'A crash returns the crash view (signal, fault address, hint, stack with args, locals, source, instruction, last output); a hang (interrupted at timeout_ms) the stop and threads views.',
+    'Locations: main, file.c:42, *0x401000. Problems (no debug info, unresolved breakpoints) come as warnings.',
+    'Then: dbg_inspect, dbg_evaluate, dbg_run; dbg_close at the end.',
   ].join(' '),
   input,
   output,

@@ -1,0 +1,149 @@
+import * as z from 'zod/v4';
+import type { DebuggerBackend } from '../../backends/debuggerBackend.js';
+import { LIMITS } from '../../session/limits.js';
+import { DebuggerError } from '../../util/errors.js';
+import { defineTool } from '../defineTool.js';
+import { line, sessionId, stopId } from '../schemas.js';
+import { compact, type Wire } from '../wire.js';
+
+/** Bytes shown as a hex dump in the text; the structured hex always has them all. */
+const DUMP_BYTES = 2048;
+
+export const memoryAddress = line(1024).describe('Address expression: &buf, ptr, 0x7ffe…, $sp+16.');
+export const memoryLength = z
+  .number()
+  .int()
+  .min(1)
+  .max(LIMITS.memoryReadMax)
+  .describe(`read: bytes (default 64, at most ${LIMITS.memoryReadMax}).`);
+
+const input = z.strictObject({
+  session_id: sessionId,
+  action: z.enum(['read', 'write']).optional().describe('read (default) or write (destructive).'),
+  address: memoryAddress,
+  length: memoryLength.optional(),
+  bytes: line(3 * LIMITS.memoryReadMax)
+    .regex(/^[0-9a-fA-F ]+$/, 'hex pairs, like "4a6b" or "4a 6b"')
+    .optional()
+    .describe(`write: bytes as hex pairs, e.g. "48690a" (at most ${LIMITS.memoryReadMax}).`),
+  stop_id: stopId.optional(),
+});
+
+const output = z.object({
+  address: z.string(),
+  length: z.number(),
+  hex: z.string().describe('Bytes read, two hex digits each.'),
+  unreadable: z.number().optional().describe('Bytes at the end that could not be read.'),
+  written: z.number().optional(),
+  session: z.looseObject({}),
+});
+
+/** Untrusted bytes as ASCII: printable characters, '.' for everything else. */
+function ascii(bytes: Buffer): string {
+  let out = '';
+  for (const b of bytes) out += b >= 0x20 && b < 0x7f ? String.fromCharCode(b) : '.';
+  return out;
+}
+
+/** A classic dump: address, 16 hex bytes (a gap after 8), the bytes as ASCII. */
+export function hexDump(address: bigint, bytes: Buffer): string[] {
+  const lines: string[] = [];
+  const width = Math.max(8, (address + BigInt(bytes.length)).toString(16).length);
+  for (let at = 0; at < bytes.length; at += 16) {
+    const row = bytes.subarray(at, at + 16);
+    const hex = [...row].map((b) => b.toString(16).padStart(2, '0'));
+    const left = hex.slice(0, 8).join(' ');
+    const right = hex.slice(8).join(' ');
+    const cells = `${left}${right ? `  ${right}` : ''}`.padEnd(49);
+    lines.push(`${(address + BigInt(at)).toString(16).padStart(width, '0')}  ${cells}  |${ascii(row)}|`);
+  }
+  return lines;
+}
+
+/** Reads `length` bytes at `address`: the core of dbg_memory read and of dbg_batch's memory op. */
+export async function readMemoryAt(
+  backend: DebuggerBackend,
+  address: string,
+  length: number,
+  signal: AbortSignal | undefined,
+): Promise<{ data: Wire; lines: string[] }> {
+  let blocks: Awaited<ReturnType<DebuggerBackend['readMemory']>>;
+  try {
+    blocks = await backend.readMemory(address, length, signal);
+  } catch (e) {
+    if (e instanceof DebuggerError && e.code === 'debugger_error') {
+      throw new DebuggerError(
+        'debugger_error',
+        `${e.message} (check the pointer with dbg_evaluate; view=libraries shows what is mapped)`,
+        e.details,
+      );
+    }
+    throw e;
+  }
+  const block = blocks[0];
+  if (!block) throw new DebuggerError('debugger_error', `nothing could be read at ${address}`);
+  const start = BigInt(block.address);
+  const bytes = Buffer.from(block.hex, 'hex');
+  const unreadable = block.unreadable ? block.unreadable : length - bytes.length > 0 ? length - bytes.length : 0;
+  const where = `0x${start.toString(16)}`;
+  const lines = [
+    `${bytes.length} bytes at ${where}${unreadable ? `; the next ${unreadable} are unreadable (not mapped)` : ''}:`,
+    ...hexDump(start, bytes.subarray(0, DUMP_BYTES)),
+  ];
+  if (bytes.length > DUMP_BYTES) {
+    lines.push(`… ${bytes.length - DUMP_BYTES} more bytes in the structured hex`);
+  }
+  return {
+    data: compact({ address: where, length: bytes.length, hex: block.hex, unreadable: unreadable || undefined }),
+    lines,
+  };
+}
+
+export const memoryTool = defineTool({
+  name: 'dbg_memory',
+  title: 'Read or write memory',
+  description: [
+    `read: up to ${LIMITS.memoryReadMax} bytes as hex plus a dump (address, 16 bytes a line, ASCII with '.' for the rest); for more, read again at the next address.`,
+    'A range that runs into unmapped memory returns the readable part and says how many bytes are unreadable; an address with nothing mapped is an error.',
+    'write: stores bytes (destructive) and reads them back. Needs a stopped program.',
+  ].join(' '),
+  input,
+  output,
+  requires: ['stopped'],
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
+  async run(args, ctx) {
+    const action = args.action ?? 'read';
+    const field = action === 'read' ? 'bytes' : 'length';
+    if (args[field] !== undefined) {
+      throw new DebuggerError('invalid_argument', `${field} does not apply to action=${action}`, { fields: [field] });
+    }
+    let hex: string | undefined;
+    if (action === 'write') {
+      hex = (args.bytes ?? '').replace(/ /g, '');
+      if (hex.length === 0 || hex.length % 2 !== 0 || hex.length > 2 * LIMITS.memoryReadMax) {
+        throw new DebuggerError(
+          'invalid_argument',
+          `bytes: give 1 to ${LIMITS.memoryReadMax} bytes as pairs of hex digits`,
+          { fields: ['bytes'] },
+        );
+      }
+    }
+    const session = ctx.sessions.get(args.session_id);
+    // Addresses are often frame expressions (&local), so a write is bound to the stop like a read.
+    const result = await session.query(
+      ['stopped'],
+      action === 'read' ? 'read memory' : 'write memory',
+      async (backend, signal) => {
+        if (hex === undefined) return readMemoryAt(backend, args.address, args.length ?? 64, signal);
+        await backend.writeMemory(args.address, hex, signal);
+        const back = await readMemoryAt(backend, args.address, hex.length / 2, signal);
+        return {
+          data: { ...back.data, written: hex.length / 2 },
+          lines: [`wrote ${hex.length / 2} bytes; read back:`, ...back.lines.slice(1)],
+        };
+      },
+      { ...(args.stop_id !== undefined ? { stopId: args.stop_id } : {}), signal: ctx.signal },
+    );
+    return { data: result.data, text: result.lines.join('\n'), session };
+  },
+});
