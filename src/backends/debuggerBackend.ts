@@ -136,6 +136,8 @@ export interface CommandOutput {
   output: string;
   /** True when the output was cut at the capture limit. */
   truncated: boolean;
+  /** True when the command resumed the program (its stop or exit arrives later, as an event). */
+  resumed?: boolean;
 }
 
 export interface DebuggerBackend {

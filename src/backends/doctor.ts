@@ -123,7 +123,10 @@ async function inferiorCallCheck(backend: GdbBackend): Promise<DoctorCheck> {
       });
     });
     await backend.start('none');
-    await Promise.race([stopped, new Promise((r) => setTimeout(r, 5000))]);
+    let timer: NodeJS.Timeout | undefined;
+    // The timer is cleared: left running it kept `dbg-mcp doctor` alive for 5 s after its answer.
+    await Promise.race([stopped, new Promise((r) => (timer = setTimeout(r, 5000)))]);
+    clearTimeout(timer);
     const value = await backend.evaluate('(int)getpid()', {});
     return {
       name,

@@ -96,6 +96,7 @@ export function createServer(
     passthroughEnv: config.passthroughEnv,
     commandTimeoutMs: config.commandTimeoutMs,
     allowInferiorCalls: config.allowInferiorCalls,
+    ...(config.transcriptDir ? { transcriptDir: config.transcriptDir } : {}),
   }),
 ): CreatedServer {
   const server = new McpServer(

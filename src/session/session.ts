@@ -296,6 +296,14 @@ export class Session {
   }
 
   /**
+   * After an operation outside run() resumed the program (a raw command): waits, as a run does,
+   * for the stop or exit that follows `epoch`, up to the deadline (then `running`).
+   */
+  waitForSettle(epoch: number, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome> {
+    return this.waitForStop(epoch, timeoutMs, { action: 'continue', onTimeout: 'return' }, signal);
+  }
+
+  /**
    * Stops a running program. Bypasses the mailbox: a run waiting in the mailbox is exactly what
    * this is for. If nothing runs, answers with the current state.
    */

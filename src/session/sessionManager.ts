@@ -3,7 +3,9 @@
 
 import { randomBytes } from 'node:crypto';
 import type { LaunchSpec, LoadReport } from '../backends/debuggerBackend.js';
-import { GdbBackend, type GdbBackendOptions } from '../backends/gdb/gdbBackend.js';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { GdbBackend } from '../backends/gdb/gdbBackend.js';
 import { childEnvironment } from '../process/childEnvironment.js';
 import { DebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
@@ -23,8 +25,8 @@ export interface SessionManagerOptions {
   allowInferiorCalls?: boolean;
   /** Bytes of program output kept per session. */
   outputCapacity?: number;
-  /** Where MI transcripts go, if anywhere (one file per session is the caller's business). */
-  transcript?: GdbBackendOptions['transcript'];
+  /** A directory for MI transcripts, one file per session (`<id>.mi`), or undefined for none. */
+  transcriptDir?: string;
 }
 
 export interface ReapedSession {
@@ -86,14 +88,19 @@ export class SessionManager {
       );
     }
     const id = randomBytes(4).toString('hex');
+    const transcript = this.openTranscript(id);
     const backend = await GdbBackend.launch({
       gdbPath: this.options.gdbPath,
       env: childEnvironment(process.env, this.options.passthroughEnv),
       commandTimeoutMs: this.options.commandTimeoutMs,
       allowInferiorCalls: this.options.allowInferiorCalls,
       outputCapacity: this.options.outputCapacity,
-      transcript: this.options.transcript,
+      ...(transcript ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) } : {}),
+    }).catch((e: unknown) => {
+      transcript?.end();
+      throw e;
     });
+    if (transcript) backend.subscribe((e) => e.type === 'died' && transcript.end());
     const session = new Session(id, backend, { kind: 'launch', program: spec.program, args: spec.args });
     this.sessions.set(id, session);
     try {
@@ -102,6 +109,20 @@ export class SessionManager {
     } catch (e) {
       await this.close(id);
       throw e;
+    }
+  }
+
+  private openTranscript(id: string): WriteStream | undefined {
+    const dir = this.options.transcriptDir;
+    if (!dir) return undefined;
+    try {
+      mkdirSync(dir, { recursive: true });
+      const stream = createWriteStream(join(dir, `${id}.mi`), { flags: 'w', mode: 0o600 });
+      stream.on('error', (e) => log('warn', 'transcript not written', { session: id, error: e.message }));
+      return stream;
+    } catch (e) {
+      log('warn', 'transcript not opened', { session: id, error: (e as Error).message });
+      return undefined;
     }
   }
 

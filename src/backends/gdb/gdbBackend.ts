@@ -167,7 +167,7 @@ export class GdbBackend implements DebuggerBackend {
       {
         defaultTimeoutMs: options.commandTimeoutMs ?? 30_000,
         transcript: options.transcript,
-        onRecord: (record) => backend?.handleRecord(record),
+        onRecord: (record, captured) => backend?.handleRecord(record, captured),
         onUnmatched: (record) => log('debug', 'late or unmatched MI result dropped', { record }),
       },
     );
@@ -255,7 +255,7 @@ export class GdbBackend implements DebuggerBackend {
       });
   }
 
-  private handleRecord(record: MiRecord): void {
+  private handleRecord(record: MiRecord, captured: boolean): void {
     switch (record.kind) {
       case 'exec': {
         if (record.class === 'running') {
@@ -274,7 +274,9 @@ export class GdbBackend implements DebuggerBackend {
         this.handleNotify(record.class, record.results);
         return;
       case 'console':
-        this.console.write(Buffer.from(record.text));
+      case 'log':
+        // A command's own answer is returned to its caller; the ring keeps what GDB said unasked.
+        if (!captured) this.console.write(Buffer.from(record.text));
         return;
       case 'raw':
         if (record.text.trim() !== '')
@@ -890,7 +892,7 @@ export class GdbBackend implements DebuggerBackend {
       { threadId: options.threadId, frame: options.frame },
     );
     const output = r.console + (r.log && !r.log.startsWith(text) ? r.log : '');
-    return { output, truncated: r.console.length >= limit };
+    return { output, truncated: r.console.length >= limit, resumed: r.class === 'running' };
   }
 
   // ---- the end --------------------------------------------------------------------------

@@ -39,8 +39,11 @@ export type TranscriptWriter = (direction: 'send' | 'recv', line: string) => voi
 export interface MiConnectionOptions {
   defaultTimeoutMs?: number;
   transcript?: TranscriptWriter;
-  /** Called for each line that is not a result matched to a pending command. */
-  onRecord?: (record: MiRecord) => void;
+  /**
+   * Called for each line that is not a result matched to a pending command. `captured` is true
+   * for console and log text that a pending command collected as its answer.
+   */
+  onRecord?: (record: MiRecord, captured: boolean) => void;
   /** Called when a result arrives for no pending command (late, or never ours). */
   onUnmatched?: (record: MiRecord) => void;
 }
@@ -65,7 +68,7 @@ export class MiConnection {
   private failure: DebuggerError | undefined;
   private readonly defaultTimeoutMs: number;
   private readonly transcript: TranscriptWriter | undefined;
-  private readonly onRecord: (record: MiRecord) => void;
+  private readonly onRecord: (record: MiRecord, captured: boolean) => void;
   private readonly onUnmatched: (record: MiRecord) => void;
 
   constructor(
@@ -217,10 +220,12 @@ export class MiConnection {
       }
       return;
     }
+    let captured = false;
     if ((record.kind === 'console' || record.kind === 'log') && this.pending.size > 0) {
       for (const entry of this.pending.values()) {
         const cap = entry.capture;
         if (!cap) continue;
+        captured = true;
         const room = cap.limit - cap.bytes;
         const text = record.text.length <= room ? record.text : record.text.slice(0, Math.max(0, room));
         cap.dropped += record.text.length - text.length;
@@ -228,7 +233,7 @@ export class MiConnection {
         (record.kind === 'console' ? cap.console : cap.log).push(text);
       }
     }
-    this.onRecord(record);
+    this.onRecord(record, captured);
   }
 
   private settle(token: number, outcome: MiCommandResult | DebuggerError): void {

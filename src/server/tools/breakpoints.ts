@@ -76,9 +76,13 @@ function checkFields(args: Args): void {
   }
   const stray = given.filter((f) => !rule.required.includes(f) && !rule.optional.includes(f));
   if (stray.length > 0) {
-    throw new DebuggerError('invalid_argument', `${stray.join(', ')} ${stray.length > 1 ? 'do' : 'does'} not apply to ${key}`, {
-      fields: stray,
-    });
+    throw new DebuggerError(
+      'invalid_argument',
+      `${stray.join(', ')} ${stray.length > 1 ? 'do' : 'does'} not apply to ${key}`,
+      {
+        fields: stray,
+      },
+    );
   }
 }
 

@@ -105,7 +105,10 @@ export async function disassembleAt(
   const pc = await framePc(backend, selector, signal);
   const aroundPc = options.function === undefined && options.start === undefined;
   if (aroundPc && pc === undefined) {
-    throw new DebuggerError('wrong_state', 'there is no pc to disassemble around (nothing runs): give function or start');
+    throw new DebuggerError(
+      'wrong_state',
+      'there is no pc to disassemble around (nothing runs): give function or start',
+    );
   }
   const request: DisassembleRequest = { ...selector, withSource: options.withSource ?? false };
   if (options.function !== undefined) request.function = options.function;

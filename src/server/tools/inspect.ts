@@ -8,19 +8,11 @@ import { viewWire } from '../wire.js';
 
 const input = z.strictObject({
   session_id: sessionId,
-  view: z
-    .enum(VIEW_NAMES)
-    .describe('crash: all-in-one for a fatal signal; threads: each with a short stack.'),
+  view: z.enum(VIEW_NAMES).describe('crash: all-in-one for a fatal signal; threads: each with a short stack.'),
   thread: threadId.optional(),
   frame: frameLevel.optional(),
   stack_depth: stackDepth.optional(),
-  from: z
-    .number()
-    .int()
-    .min(0)
-    .max(1_000_000)
-    .optional()
-    .describe('Paging: first frame (stack) or thread index.'),
+  from: z.number().int().min(0).max(1_000_000).optional().describe('Paging: first frame (stack) or thread index.'),
   include_locals: includeLocals.optional(),
   file: line(4096).optional().describe("source view: file (default: the frame's)."),
   line: z.number().int().min(1).max(10_000_000).optional().describe('source view: line.'),

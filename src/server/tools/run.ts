@@ -23,7 +23,9 @@ const input = z.strictObject({
   session_id: sessionId,
   action: z
     .enum(ACTIONS)
-    .describe('step enters calls; finish leaves the frame; until/advance/jump take location; run starts a loaded program.'),
+    .describe(
+      'step enters calls; finish leaves the frame; until/advance/jump take location; run starts a loaded program.',
+    ),
   count: z.number().int().min(1).max(10_000).optional().describe('Repeat a step.'),
   thread: threadId.optional(),
   location: line(1024).optional().describe('file.c:42, func or *ADDR.'),

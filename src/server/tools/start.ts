@@ -29,11 +29,7 @@ const input = z.strictObject({
     .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
     .optional()
     .describe('Added environment variables.'),
-  stdin: z
-    .string()
-    .max(1_000_000)
-    .optional()
-    .describe("Typed into the program's terminal once it runs."),
+  stdin: z.string().max(1_000_000).optional().describe("Typed into the program's terminal once it runs."),
   stdin_eof: z.boolean().optional().describe('End-of-file after stdin (default true).'),
   breakpoints: z.array(startBreakpoint).max(16).optional().describe('Set before the run.'),
   stop: z
@@ -46,9 +42,7 @@ const input = z.strictObject({
   stack_depth: stackDepth.optional(),
   include_locals: includeLocals.optional(),
   timeout_ms: timeoutMs.optional(),
-  on_timeout: onTimeout
-    .optional()
-    .describe('Default here: interrupt.'),
+  on_timeout: onTimeout.optional().describe('Default here: interrupt.'),
   backend: z.enum(['gdb', 'lldb', 'winedbg', 'rr']).optional().describe('Default gdb.'),
 });
 

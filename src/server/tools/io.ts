@@ -1,0 +1,196 @@
+// dbg_io: the program's own terminal. Output is read from a byte ring by cursor (a cursor counts
+// every byte ever written, so a reader learns exactly how much the ring dropped); input is typed
+// into the terminal, which hands the program a line at each newline.
+
+import * as z from 'zod/v4';
+import type { OutputRing } from '../../process/outputRing.js';
+import type { Session } from '../../session/session.js';
+import { LIMITS } from '../../session/limits.js';
+import { sleep } from '../../util/deadline.js';
+import { DebuggerError } from '../../util/errors.js';
+import { defineTool } from '../defineTool.js';
+import { printable } from '../render.js';
+import { sessionId } from '../schemas.js';
+import type { Wire } from '../wire.js';
+
+const WRITE_MAX = 64 * 1024;
+/** How long a write waits for the terminal to take the bytes before answering anyway. */
+const WRITE_WAIT_MS = 2000;
+const POLL_MS = 25;
+
+const input = z.strictObject({
+  session_id: sessionId,
+  action: z.enum(['read', 'write', 'eof']).describe('read output, write to stdin, or eof (end of input).'),
+  stream: z
+    .enum(['program', 'debugger'])
+    .optional()
+    .describe("read: program (default) or debugger (its own messages: dprintf output, warnings)."),
+  cursor: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe('read: byte offset to start at (default: where the last read ended; 0: oldest kept).'),
+  max_bytes: z
+    .number()
+    .int()
+    .min(1)
+    .max(LIMITS.ioReadMax)
+    .optional()
+    .describe(`read: at most this many bytes (default ${LIMITS.ioReadDefault}).`),
+  wait_ms: z.number().int().min(0).max(10_000).optional().describe('read: wait this long for output if none is new.'),
+  data: z
+    .string()
+    .optional()
+    .refine((s) => s === undefined || Buffer.byteLength(s) <= WRITE_MAX, `at most ${WRITE_MAX} bytes`)
+    .describe('write: text typed into the terminal (64 KiB at most).'),
+});
+
+const output = z.object({
+  action: z.string(),
+  stream: z.string().optional(),
+  text: z.string().optional(),
+  cursor: z.number().optional(),
+  next: z.number().optional(),
+  dropped: z.number().optional(),
+  more: z.boolean().optional(),
+  bytes: z.number().optional(),
+  session: z.looseObject({}),
+});
+
+type Stream = 'program' | 'debugger';
+
+/** Where each session's last read ended, per stream: the default cursor of the next read. */
+const readCursors = new WeakMap<Session, Record<Stream, number>>();
+
+function cursorsOf(session: Session): Record<Stream, number> {
+  let c = readCursors.get(session);
+  if (!c) {
+    c = { program: 0, debugger: 0 };
+    readCursors.set(session, c);
+  }
+  return c;
+}
+
+/**
+ * Length of `buf` without a multi-byte UTF-8 character cut at its end, so a capped read does not
+ * turn a character split across two reads into two U+FFFD.
+ */
+export function wholeCharacters(buf: Buffer): number {
+  for (let back = 1; back <= Math.min(3, buf.length); back++) {
+    const byte = buf[buf.length - back] as number;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: keep looking for the lead
+    const need = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return need > back ? buf.length - back : buf.length;
+  }
+  return buf.length;
+}
+
+async function waitForBytes(ring: OutputRing, cursor: number, waitMs: number, signal: AbortSignal): Promise<void> {
+  const deadline = Date.now() + waitMs;
+  while (ring.end <= cursor && Date.now() < deadline && !signal.aborted) await sleep(POLL_MS);
+}
+
+async function read(
+  session: Session,
+  stream: Stream,
+  args: { cursor?: number | undefined; max_bytes?: number | undefined; wait_ms?: number | undefined },
+  signal: AbortSignal,
+): Promise<{ data: Wire; text: string }> {
+  const ring = stream === 'program' ? session.backend.output : session.backend.console;
+  if (!ring) throw new DebuggerError('wrong_state', `this session has no ${stream} output to read`);
+  const cursors = cursorsOf(session);
+  const cursor = args.cursor ?? cursors[stream];
+  if (args.wait_ms) await waitForBytes(ring, cursor, args.wait_ms, signal);
+  const chunk = ring.read(cursor, args.max_bytes ?? LIMITS.ioReadDefault);
+  const keep = chunk.more ? wholeCharacters(chunk.data) : chunk.data.length;
+  const bytes = keep > 0 ? chunk.data.subarray(0, keep) : chunk.data;
+  const next = chunk.start + bytes.length;
+  cursors[stream] = next;
+  const decoded = bytes.toString('utf8');
+  const more = next < ring.end;
+  const head = [
+    `${stream} output: bytes ${chunk.start}-${next}`,
+    chunk.dropped > 0 ? `${chunk.dropped} bytes before were dropped (the buffer keeps the latest)` : '',
+    more ? `more: read again (cursor=${next})` : `next cursor ${next}`,
+  ]
+    .filter(Boolean)
+    .join('; ');
+  const body = decoded === '' ? '(nothing new)' : printable(decoded);
+  return {
+    data: { action: 'read', stream, text: decoded, cursor: chunk.start, next, dropped: chunk.dropped, more },
+    text: `${head}\n${body}`,
+  };
+}
+
+function afterWrite(session: Session): string {
+  switch (session.phase) {
+    case 'running':
+      return 'the program is running and reads it now';
+    case 'stopped':
+      return 'the program is stopped: it reads this once resumed (dbg_run)';
+    default:
+      return 'no program runs yet: the terminal holds it for the next run';
+  }
+}
+
+/** Hands bytes to the terminal; a program that does not read can leave them queued. */
+async function typeInto(session: Session, send: () => Promise<void>): Promise<boolean> {
+  let done = false;
+  const sent = send().then(() => {
+    done = true;
+  });
+  await Promise.race([sent, sleep(WRITE_WAIT_MS)]);
+  if (!done) sent.catch(() => {});
+  return done;
+}
+
+export const ioTool = defineTool({
+  name: 'dbg_io',
+  title: "The program's terminal",
+  description: [
+    "The program's own terminal, in any state while the session is open.",
+    'read: output from a byte cursor; the answer gives next, dropped (bytes the buffer no longer holds) and more. Omit cursor to go on from the last read. Text is UTF-8 (bad bytes become U+FFFD); the text view escapes control characters.',
+    'write: stdin, a line at each newline; a stopped program reads it once resumed. eof: end of input.',
+  ].join(' '),
+  input,
+  output,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(args, ctx) {
+    const session = ctx.sessions.get(args.session_id);
+    if (args.action === 'read') {
+      const answer = await read(session, args.stream ?? 'program', args, ctx.signal);
+      return { ...answer, session };
+    }
+    if (args.stream === 'debugger') {
+      throw new DebuggerError(
+        'invalid_argument',
+        "only the program's terminal takes input: leave out stream (dbg_command speaks to the debugger)",
+        { fields: ['stream'] },
+      );
+    }
+    session.requirePhase(['loaded', 'stopped', 'running', 'exited'], `${args.action === 'eof' ? 'end' : 'write'} input`);
+    if (args.action === 'write') {
+      if (args.data === undefined || args.data === '') {
+        throw new DebuggerError('invalid_argument', 'write needs data: the text to type (end a line with \\n)', {
+          fields: ['data'],
+        });
+      }
+      const data = args.data;
+      const bytes = Buffer.byteLength(data);
+      const taken = await typeInto(session, () => session.backend.writeStdin(data));
+      const lines = data.split('\n').length - 1;
+      const partial = data.endsWith('\n') ? '' : '; the last line has no newline yet, so it is not handed over';
+      return {
+        data: { action: 'write', bytes },
+        text: `wrote ${bytes} bytes (${lines} line${lines === 1 ? '' : 's'})${partial}; ${afterWrite(session)}${taken ? '' : '; the terminal has not taken all of it yet (the program is not reading)'}`,
+        session,
+      };
+    }
+    if (args.data !== undefined) {
+      throw new DebuggerError('invalid_argument', 'eof takes no data: write it first', { fields: ['data'] });
+    }
+    await typeInto(session, () => session.backend.sendEof());
+    return { data: { action: 'eof' }, text: `sent end-of-file; ${afterWrite(session)}`, session };
+  },
+});
