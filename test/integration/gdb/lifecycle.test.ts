@@ -1,0 +1,144 @@
+// Sessions leave nothing behind: after many start/close cycles there is no gdb, no program and no
+// file descriptor left over, and closing a running program takes the program with it.
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import type { GdbBackend } from '../../../src/backends/gdb/gdbBackend.js';
+import { expectStopped, WAIT_MS } from '../../helpers/outcomes.js';
+import { fixture } from '../../helpers/paths.js';
+import { newManager } from '../../helpers/sessions.js';
+
+interface Proc {
+  pid: number;
+  ppid: number;
+  state: string;
+  comm: string;
+}
+
+function readProc(pid: number): Proc | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid …"; comm may itself hold spaces and parentheses.
+    const close = stat.lastIndexOf(')');
+    const [state = '?', ppid = '0'] = stat.slice(close + 2).split(' ');
+    return { pid, ppid: Number(ppid), state, comm: stat.slice(stat.indexOf('(') + 1, close) };
+  } catch {
+    return undefined; // exited while we looked
+  }
+}
+
+/** Every process whose parent chain reaches this test process. */
+function descendants(): Proc[] {
+  const all = readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map((n) => readProc(Number(n)))
+    .filter((p): p is Proc => p !== undefined);
+  const byParent = new Map<number, Proc[]>();
+  for (const p of all) byParent.set(p.ppid, [...(byParent.get(p.ppid) ?? []), p]);
+  const found: Proc[] = [];
+  const queue = [process.pid];
+  while (queue.length > 0) {
+    for (const child of byParent.get(queue.shift() ?? 0) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}
+
+/** True while `pid` runs (a zombie is dead, only not yet reaped). */
+function alive(pid: number): boolean {
+  const p = readProc(pid);
+  return p !== undefined && p.state !== 'Z';
+}
+
+function openFds(): Map<string, string> {
+  const fds = new Map<string, string>();
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      fds.set(fd, readlinkSync(`/proc/self/fd/${fd}`));
+    } catch {
+      // the fd readdir itself used, closed by now
+    }
+  }
+  return fds;
+}
+
+const CYCLES = 100;
+
+describe('lifecycle', () => {
+  it(`${CYCLES} start/run/close cycles leave no gdb, no program and no file descriptor behind`, async () => {
+    const manager = newManager();
+    const cycle = async (): Promise<{ gdb: number; program: number }> => {
+      const { session } = await manager.launch({ program: fixture('hello'), args: [] });
+      expectStopped(await session.run({ action: 'run', startMode: 'main', timeoutMs: WAIT_MS }), 'run to main');
+      const gdb = session.backend.info.pid ?? -1;
+      const program = [...session.snapshot.inferiors.values()][0] ?? -1;
+      expect(alive(gdb)).toBe(true);
+      expect(alive(program)).toBe(true);
+      await manager.close(session.id);
+      // close() resolves only after gdb exited and the program was killed: no wait needed here.
+      expect(alive(program), `program ${program} outlived its session`).toBe(false);
+      expect(alive(gdb), `gdb ${gdb} outlived its session`).toBe(false);
+      expect((session.backend as GdbBackend).groupAlive).toBe(false);
+      return { gdb, program };
+    };
+
+    // One cycle first, so what Node opens once and keeps (the pty addon, libuv's signal pipe
+    // for child processes, the threadpool's eventfd) is counted in the baseline, not as a leak.
+    await cycle();
+    const fdsBefore = openFds();
+    const started = Date.now();
+    const pids: { gdb: number; program: number }[] = [];
+    for (let i = 0; i < CYCLES; i++) pids.push(await cycle());
+    const elapsed = Date.now() - started;
+
+    const leftover = descendants();
+    expect(leftover.map((p) => `${p.pid} ${p.comm} (${p.state})`)).toEqual([]);
+    for (const { gdb, program } of pids) {
+      expect(alive(gdb)).toBe(false);
+      expect(alive(program)).toBe(false);
+    }
+
+    const fdsAfter = openFds();
+    const added = [...fdsAfter].filter(([fd, target]) => fdsBefore.get(fd) !== target);
+    // Up to 2 fds of slack: the vitest worker's own RPC and timers may open one lazily while the
+    // test runs. A leak per session would show as 100+ (each session holds 5: pty master and
+    // slave, gdb's stdin, stdout and stderr).
+    expect(added.length, `fds opened and not closed: ${JSON.stringify(added)}`).toBeLessThanOrEqual(2);
+    expect(manager.size).toBe(0);
+    console.log(
+      `${CYCLES} cycles in ${elapsed} ms (${(elapsed / CYCLES).toFixed(0)} ms each); fds ${fdsBefore.size} → ${fdsAfter.size}`,
+    );
+  }, 120_000);
+
+  it('closing while the program runs takes the program and gdb with it', async () => {
+    const manager = newManager();
+    const { session } = await manager.launch({ program: fixture('spin'), args: [] });
+    expect((await session.run({ action: 'run', startMode: 'none', timeoutMs: 200 })).kind).toBe('running');
+    const program = [...session.snapshot.inferiors.values()][0] ?? -1;
+    const gdb = session.backend.info.pid ?? -1;
+    expect(alive(program)).toBe(true);
+    await manager.close(session.id);
+    expect(alive(program)).toBe(false);
+    expect(alive(gdb)).toBe(false);
+    expect(session.phase).toBe('dead');
+    // Closing is idempotent, and a closed session refuses work with no_session.
+    await session.close();
+    await expect(session.run({ action: 'continue', timeoutMs: 100 })).rejects.toMatchObject({ code: 'no_session' });
+  });
+
+  it('closeAll ends every open session at once', async () => {
+    const manager = newManager();
+    const sessions = await Promise.all(
+      ['spin', 'loop', 'threads'].map(
+        async (name) => (await manager.launch({ program: fixture(name), args: [] })).session,
+      ),
+    );
+    await Promise.all(sessions.map((s) => s.run({ action: 'run', startMode: 'main', timeoutMs: WAIT_MS })));
+    const programs = sessions.map((s) => [...s.snapshot.inferiors.values()][0] ?? -1);
+    await manager.closeAll();
+    expect(manager.size).toBe(0);
+    for (const pid of programs) expect(alive(pid)).toBe(false);
+    expect(descendants().map((p) => `${p.pid} ${p.comm} (${p.state})`)).toEqual([]);
+  });
+});

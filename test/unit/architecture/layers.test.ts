@@ -1,0 +1,172 @@
+// The one-way dependency rule of HOUSE-STYLE.md, checked over the source text:
+//   server → session → backends → protocols → (model, process, util)
+// A module imports its own layer or a lower one. At the bottom, model imports nothing but
+// itself, util nothing but itself, process only itself and util. src/main.ts and src/cli/ are
+// entry points and may import anything; nothing else may import them.
+
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../helpers/paths.js';
+
+const srcDir = join(repoRoot, 'src');
+
+type Layer = 'entry' | 'server' | 'session' | 'backends' | 'protocols' | 'model' | 'process' | 'util';
+
+/** Height of each layer; the bottom three share 0 and have their own rules below. */
+const rank: Record<Layer, number> = {
+  entry: 5,
+  server: 4,
+  session: 3,
+  backends: 2,
+  protocols: 1,
+  model: 0,
+  process: 0,
+  util: 0,
+};
+
+/** What each bottom layer may import besides itself. */
+const bottomAllows: Partial<Record<Layer, readonly Layer[]>> = { model: [], util: [], process: ['util'] };
+
+/** The layer of a path relative to src/ (posix separators), or undefined if it is in none. */
+function layerOf(path: string): Layer | undefined {
+  if (path === 'main.ts') return 'entry';
+  const top = path.split('/')[0];
+  if (top === 'cli') return 'entry';
+  if (top !== undefined && top in rank && top !== 'entry' && path.includes('/')) return top as Layer;
+  return undefined;
+}
+
+function mayImport(from: Layer, to: Layer): boolean {
+  if (from === 'entry') return true;
+  if (from === to) return true;
+  const only = bottomAllows[from];
+  if (only !== undefined) return only.includes(to);
+  return rank[to] < rank[from];
+}
+
+/** Comments out of the way, so an import written in a comment is not taken for one. */
+function stripComments(source: string): string {
+  // `[^:]` before `//` keeps URLs in strings ("https://…") from being read as comments.
+  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:\\])\/\/.*$/gm, '$1');
+}
+
+/** Module specifiers of `… from '…'`, `import '…'` and `import('…')`. */
+function importsOf(source: string): string[] {
+  const text = stripComments(source);
+  const specs: string[] = [];
+  const patterns = [
+    /\bfrom\s*['"]([^'"\n]+)['"]/g,
+    /\bimport\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g,
+    /^\s*import\s*['"]([^'"\n]+)['"]/gm,
+  ];
+  for (const pattern of patterns) {
+    for (const m of text.matchAll(pattern)) if (m[1] !== undefined) specs.push(m[1]);
+  }
+  return specs;
+}
+
+interface Violation {
+  file: string;
+  import: string;
+  why: string;
+}
+
+/** Every breach of the rule among `files` (path relative to src/ → source text). */
+function findViolations(files: ReadonlyMap<string, string>): Violation[] {
+  const out: Violation[] = [];
+  for (const [file, source] of files) {
+    const from = layerOf(file);
+    if (from === undefined) {
+      out.push({ file, import: '-', why: 'the file is in no known layer (add its folder to layers.test.ts)' });
+      continue;
+    }
+    for (const spec of importsOf(source)) {
+      if (!spec.startsWith('.')) continue; // a package or node: builtin
+      const target = relative(srcDir, resolve(srcDir, dirname(file), spec))
+        .split(sep)
+        .join('/');
+      if (target.startsWith('..')) {
+        out.push({ file, import: spec, why: 'imports from outside src/' });
+        continue;
+      }
+      const to = layerOf(target.replace(/\.js$/, '.ts'));
+      if (to === undefined) {
+        out.push({ file, import: spec, why: `imports ${target}, which is in no known layer` });
+      } else if (!mayImport(from, to)) {
+        out.push({ file, import: spec, why: `${from} may not import ${to === 'entry' ? 'an entry point' : to}` });
+      }
+    }
+  }
+  return out;
+}
+
+function sourceFiles(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || !entry.name.endsWith('.ts')) continue;
+    const full = join(entry.parentPath, entry.name);
+    files.set(relative(dir, full).split(sep).join('/'), readFileSync(full, 'utf8'));
+  }
+  return files;
+}
+
+describe('layering of src/', () => {
+  it('no module imports a higher layer', () => {
+    const files = sourceFiles(srcDir);
+    expect(files.size).toBeGreaterThan(10);
+    const violations = findViolations(files);
+    const report = violations.map((v) => `  src/${v.file}: import '${v.import}' (${v.why})`).join('\n');
+    expect(
+      violations,
+      `dependency rule broken (server → session → backends → protocols → model/process/util):\n${report}`,
+    ).toEqual([]);
+  });
+
+  it('the import scanner sees every form of import in the real sources', () => {
+    // gdbBackend.ts uses inline `import('…').Type`; if the scanner missed it, the check above would be blind.
+    const files = sourceFiles(srcDir);
+    const backend = files.get('backends/gdb/gdbBackend.ts') ?? '';
+    expect(importsOf(backend)).toContain('../../protocols/mi/miRecords.js');
+  });
+});
+
+describe('the checker itself', () => {
+  const fake = new Map<string, string>([
+    ['main.ts', "import { x } from './server/createServer.js';\nimport './cli/demo.js';"],
+    ['cli/demo.ts', "import { GdbBackend } from '../backends/gdb/gdbBackend.js';"],
+    ['server/tool.ts', "import type { Session } from '../session/session.js';\nimport { log } from '../util/log.js';"],
+    ['session/bad.ts', "import { createServer } from '../server/createServer.js';"],
+    ['backends/bad.ts', "export { Session } from '../session/session.js';"],
+    ['protocols/mi/bad.ts', "type T = import('../../backends/debuggerBackend.js').DebuggerBackend;"],
+    ['protocols/mi/ok.ts', "import { OutputRing } from '../../process/outputRing.js';\nimport { z } from 'zod';"],
+    ['model/bad.ts', "import { DebuggerError } from '../util/errors.js';"],
+    ['util/bad.ts', "import { OutputRing } from '../process/outputRing.js';"],
+    ['process/ok.ts', "import { sleep } from '../util/deadline.js';\nimport { spawn } from 'node:child_process';"],
+    ['process/bad.ts', "import type { Frame } from '../model/model.js';"],
+    ['session/toEntry.ts', "import { main } from '../main.js';"],
+    [
+      'session/comment.ts',
+      "// import { x } from '../server/x.js';\n/* import('../server/y.js') */\nconst url = 'https://x';",
+    ],
+    ['stray.ts', ''],
+    ['util/outside.ts', "import { fixture } from '../../test/helpers/paths.js';"],
+  ]);
+
+  it('reports exactly the breaches, with file and import', () => {
+    const found = findViolations(fake).map((v) => `${v.file} ${v.import}`);
+    expect(found.sort()).toEqual(
+      [
+        'backends/bad.ts ../session/session.js',
+        'model/bad.ts ../util/errors.js',
+        'process/bad.ts ../model/model.js',
+        'protocols/mi/bad.ts ../../backends/debuggerBackend.js',
+        'session/bad.ts ../server/createServer.js',
+        'session/toEntry.ts ../main.js',
+        'stray.ts -',
+        'util/bad.ts ../process/outputRing.js',
+        'util/outside.ts ../../test/helpers/paths.js',
+      ].sort(),
+    );
+  });
+});
