@@ -7,7 +7,7 @@ import { fixturesDir, repoRoot } from './paths.js';
 
 export interface CallResult {
   /** structuredContent of the answer. */
-  data: Record<string, any>;
+  data: any;
   text: string;
   isError: boolean;
   /** The error code when isError. */
@@ -56,7 +56,7 @@ export async function startServer(args: string[] = [], env: Record<string, strin
         { name, arguments: callArgs },
         { timeout: options.timeoutMs ?? 60_000, ...(options.signal ? { signal: options.signal } : {}) },
       );
-      const data = (result.structuredContent ?? {}) as Record<string, any>;
+      const data = (result.structuredContent ?? {}) as any;
       const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
       return {
         data,

@@ -52,10 +52,10 @@ async function expectDeadSession(s: Session): Promise<void> {
   expect(s.snapshot.inferiors.size).toBe(0);
   // Later calls are refused with the reason and the next step, without reaching gdb.
   const next = await failure(s.run({ action: 'next', timeoutMs: WAIT_MS }));
-  expect(next.code).toBe('wrong_state');
+  expect(next.code).toBe('debugger_error');
   expect(next.message).toMatch(/SIGKILL/);
   expect(next.message).toMatch(/dbg_close/);
-  expect((await failure(s.query(['stopped'], 'evaluate', (b) => b.evaluate('1', {})))).code).toBe('wrong_state');
+  expect((await failure(s.query(['stopped'], 'evaluate', (b) => b.evaluate('1', {})))).code).toBe('debugger_error');
   expect(await s.interrupt()).toEqual({ kind: 'dead', reason: expect.stringMatching(/SIGKILL/) });
   // gdb's own children (the shell of `shell sleep`) die with its group, but may still be
   // awaiting their reaper when the death is reported; close() sweeps the group.
@@ -112,7 +112,7 @@ describe('the debugger dies', () => {
     expect(outcome).toEqual({ kind: 'dead', reason: expect.stringMatching(/SIGKILL/) });
     const q = await queued;
     expect(Date.now() - killedAt).toBeLessThan(2000);
-    expect(q.code).toBe('wrong_state');
+    expect(q.code).toBe('debugger_error');
     expect(q.message).toMatch(/gone.*SIGKILL/);
 
     await expectDeadSession(s);
