@@ -178,6 +178,8 @@ export interface Instruction {
   /** The source line the instruction belongs to, when asked for source. */
   line?: number;
   file?: string;
+  /** Absolute path of that source file, when the debugger resolved it. */
+  fullname?: string;
 }
 
 export interface MemoryBlock {

@@ -34,7 +34,8 @@ export function slimJsonSchema(node: unknown): unknown {
   for (const [key, value] of Object.entries(node)) {
     if (key === '$schema' || key === 'maxLength') continue;
     if (key === 'properties' && value && typeof value === 'object' && Object.keys(value).length === 0) continue;
-    if (key === 'additionalProperties' && value && typeof value === 'object' && Object.keys(value).length === 0) continue;
+    if (key === 'additionalProperties' && value && typeof value === 'object' && Object.keys(value).length === 0)
+      continue;
     out[key] = slimJsonSchema(value);
   }
   return out;

@@ -28,12 +28,7 @@ export const stopId = z
   .int()
   .min(0)
   .describe('Fail with stale_context unless this is still the current stop.');
-export const timeoutMs = z
-  .number()
-  .int()
-  .min(1)
-  .max(3_600_000)
-  .describe('Wait for a stop, ms (default 30000).');
+export const timeoutMs = z.number().int().min(1).max(3_600_000).describe('Wait for a stop, ms (default 30000).');
 export const onTimeout = z
   .enum(['return', 'interrupt'])
   .describe('At the deadline: return (state running) or interrupt and inspect.');
@@ -42,9 +37,7 @@ export const INSPECT_CHOICES = ['auto', 'none', ...VIEW_NAMES] as const;
 export const inspectPlan = z
   .array(z.enum(INSPECT_CHOICES))
   .max(6)
-  .describe(
-    'Views at the stop. auto: crash for a fatal signal, stop+threads after an interrupt, else stop.',
-  );
+  .describe('Views at the stop. auto: crash for a fatal signal, stop+threads after an interrupt, else stop.');
 export const stackDepth = z.number().int().min(1).max(200).describe('Frames per stack (default 16; 4 per thread).');
 export const includeLocals = z.boolean().describe("threads view: locals of each thread's first user frame.");
 

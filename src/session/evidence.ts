@@ -387,7 +387,7 @@ export function summarizeStop(stop: StopEvent): string {
     case 'no-history':
       return `reached the end of the recorded history in ${where}`;
     case 'catchpoint':
-      return `catchpoint ${stop.breakpoint ?? '?'} hit in ${where}`;
+      return `catchpoint ${stop.breakpoint ?? '?'}${stop.signal ? ` (${stop.signal.name})` : ''} hit in ${where}`;
     default:
       return `stopped in ${where}`;
   }

@@ -32,7 +32,7 @@ export type RunOutcome =
   | { kind: 'running' }
   | { kind: 'dead'; reason: string };
 
-export type RunAction = ResumeAction | 'run' | 'restart' | 'kill' | 'interrupt';
+export type RunAction = ResumeAction | 'run' | 'restart' | 'kill' | 'interrupt' | 'wait';
 
 export interface RunRequest {
   action: RunAction;
@@ -156,6 +156,10 @@ export class Session {
   requirePhase(phases: readonly Phase[], doing: string): void {
     const s = this.snap.state;
     if (phases.includes(s.phase)) return;
+    // A dead debugger is not a state the agent can change by calling something else first.
+    if (s.phase === 'dead') {
+      throw new DebuggerError('debugger_error', `cannot ${doing}: ${describeState(s.phase, s)}`, { state: s.phase });
+    }
     throw new DebuggerError('wrong_state', `cannot ${doing}: ${describeState(s.phase, s)}`, { state: s.phase });
   }
 
@@ -236,6 +240,7 @@ export class Session {
    */
   run(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
     if (request.action === 'interrupt') return this.interrupt();
+    if (request.action === 'wait') return this.waitWhileRunning(request, signal);
     return this.post(() => this.runNow(request, signal), signal);
   }
 
@@ -301,6 +306,18 @@ export class Session {
    */
   waitForSettle(epoch: number, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome> {
     return this.waitForStop(epoch, timeoutMs, { action: 'continue', onTimeout: 'return' }, signal);
+  }
+
+  /**
+   * Waits, without moving the program, until a running program stops or exits (up to the
+   * deadline). Bypasses the mailbox: it sends nothing to the debugger.
+   */
+  async waitWhileRunning(request: Omit<RunRequest, 'action'>, signal?: AbortSignal): Promise<RunOutcome> {
+    this.touch();
+    if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
+    this.requirePhase(['running', 'stopped', 'exited', 'dead'], 'wait for the program');
+    if (this.snap.state.phase !== 'running') return this.outcome();
+    return this.waitForStop(this.snap.epoch - 1, request.timeoutMs ?? 30_000, { action: 'wait', ...request }, signal);
   }
 
   /**

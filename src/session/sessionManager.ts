@@ -2,9 +2,9 @@
 // at shutdown.
 
 import { randomBytes } from 'node:crypto';
-import type { LaunchSpec, LoadReport } from '../backends/debuggerBackend.js';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
+import type { LaunchSpec, LoadReport } from '../backends/debuggerBackend.js';
 import { GdbBackend } from '../backends/gdb/gdbBackend.js';
 import { childEnvironment } from '../process/childEnvironment.js';
 import { DebuggerError } from '../util/errors.js';

@@ -22,7 +22,16 @@ export default async function setup(): Promise<void> {
   const stale = sources.filter((src) => newer(join(fixturesDir, src), join(out, src.slice(0, -2))));
   // Same flags as fixtures/c/Makefile.
   const jobs = stale.map((src) =>
-    run('gcc', ['-g', '-O0', '-fno-omit-frame-pointer', '-Wall', '-o', join(out, src.slice(0, -2)), join(fixturesDir, src), '-lpthread']),
+    run('gcc', [
+      '-g',
+      '-O0',
+      '-fno-omit-frame-pointer',
+      '-Wall',
+      '-o',
+      join(out, src.slice(0, -2)),
+      join(fixturesDir, src),
+      '-lpthread',
+    ]),
   );
   // One program without debug info, for the warnings about it.
   const nodebug = join(out, 'hello_nodebug');

@@ -12,6 +12,7 @@ import type {
   MemoryBlock,
   Register,
   SourceLine,
+  StopEvent,
   Thread,
   Variable,
 } from '../../model/model.js';
@@ -113,6 +114,8 @@ export class GdbBackend implements DebuggerBackend {
   private attached = false;
   /** The thread of the latest stop: GDB selects it, and frame-only selectors refer to it. */
   private stopThread = 1;
+  /** Where the console ring stood when the program last resumed: what GDB said since is about this run. */
+  private consoleAtResume = 0;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -259,6 +262,7 @@ export class GdbBackend implements DebuggerBackend {
     switch (record.kind) {
       case 'exec': {
         if (record.class === 'running') {
+          this.consoleAtResume = this.console.end;
           const id = miString(record.results, 'thread-id');
           this.emit({ type: 'running', threadId: id === undefined || id === 'all' ? 'all' : Number(id) });
         } else if (record.class === 'stopped') {
@@ -343,6 +347,7 @@ export class GdbBackend implements DebuggerBackend {
   private async enrichStop(results: import('../../protocols/mi/miRecords.js').MiTuple): Promise<BackendEvent> {
     const stop = narrowStop(results);
     if (stop.threadId !== undefined) this.stopThread = stop.threadId;
+    if (stop.reason === 'unknown' && stop.breakpoint === undefined) this.signalCatchpoint(stop);
     if (stop.signal && FAULT_SIGNALS.has(stop.signal.name)) {
       try {
         const args = stop.threadId === undefined ? [] : ['--thread', String(stop.threadId)];
@@ -360,6 +365,19 @@ export class GdbBackend implements DebuggerBackend {
       }
     }
     return { type: 'stopped', stop };
+  }
+
+  /**
+   * GDB 13 reports the stop of a signal catchpoint with neither reason nor bkptno; only the
+   * console line before it says what happened: `Catchpoint 1 (signal SIGABRT), raise (…)`.
+   */
+  private signalCatchpoint(stop: StopEvent): void {
+    const said = this.console.read(this.consoleAtResume, 64 * 1024).data.toString('utf8');
+    const m = [...said.matchAll(/^Catchpoint (\d+) \(signal (SIG\w+)\)/gm)].pop();
+    if (!m?.[1] || !m[2]) return;
+    stop.reason = 'catchpoint';
+    stop.breakpoint = m[1];
+    stop.signal = { name: m[2], meaning: 'caught before delivery' };
   }
 
   private collectStderr(chunk: Buffer): void {

@@ -130,6 +130,9 @@ export function narrowBreakpoint(t: MiTuple): Breakpoint {
   const script = t['script'];
   const locations = tuples(miList(t, 'locations')).map(narrowLocation);
   const catchType = miString(t, 'catch-type');
+  // GDB 13 writes a thread-specific breakpoint's thread twice (thread="1",thread="1"), which a
+  // tuple holds as a list: take the first.
+  const thread = miList(t, 'thread').find((v): v is string => typeof v === 'string');
   return defined({
     number: miString(t, 'number') ?? '?',
     type: miString(t, 'type') ?? 'breakpoint',
@@ -142,7 +145,7 @@ export function narrowBreakpoint(t: MiTuple): Breakpoint {
     hits: miInt(t, 'times') ?? 0,
     what: miString(t, 'what') ?? (catchType === undefined ? undefined : catchType),
     script: script === undefined ? undefined : miList(t, 'script').filter((s): s is string => typeof s === 'string'),
-    thread: miInt(t, 'thread'),
+    thread: thread === undefined || !Number.isFinite(Number(thread)) ? undefined : Number(thread),
     address: addr === '<PENDING>' || addr === '<MULTIPLE>' ? undefined : addr,
     function: miString(t, 'func'),
     file: miString(t, 'file'),
@@ -234,7 +237,7 @@ export function narrowStop(results: MiTuple): StopEvent {
     returnValue: miString(results, 'return-value'),
     returnVariable: miString(results, 'gdb-result-var'),
     newPid: miInt(results, 'newpid'),
-    newProgram: miString(results, 'newexec'),
+    newProgram: miString(results, 'new-exec'),
     syscall: miString(results, 'syscall-name'),
     stoppedThreads:
       stoppedThreads === 'all'
@@ -265,7 +268,7 @@ export function narrowMemory(results: MiTuple): MemoryBlock[] {
   }));
 }
 
-function narrowInstruction(t: MiTuple, line?: number, file?: string): Instruction {
+function narrowInstruction(t: MiTuple, line?: number, file?: string, fullname?: string): Instruction {
   return defined({
     address: miString(t, 'address') ?? '?',
     function: miString(t, 'func-name'),
@@ -274,6 +277,7 @@ function narrowInstruction(t: MiTuple, line?: number, file?: string): Instructio
     opcodes: miString(t, 'opcodes'),
     line,
     file,
+    fullname,
   });
 }
 
@@ -284,7 +288,8 @@ export function narrowDisassembly(results: MiTuple): Instruction[] {
     if (item['line_asm_insn'] !== undefined || item['line'] !== undefined) {
       const line = miInt(item, 'line');
       const file = miString(item, 'file');
-      for (const insn of tuples(miList(item, 'line_asm_insn'))) out.push(narrowInstruction(insn, line, file));
+      const fullname = miString(item, 'fullname');
+      for (const insn of tuples(miList(item, 'line_asm_insn'))) out.push(narrowInstruction(insn, line, file, fullname));
     } else {
       out.push(narrowInstruction(item));
     }

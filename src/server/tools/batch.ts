@@ -1,11 +1,11 @@
 import * as z from 'zod/v4';
 import type { DebuggerBackend } from '../../backends/debuggerBackend.js';
-import { gatherView, VIEW_NAMES } from '../../session/evidence.js';
+import { gatherView, VIEW_NAMES, type ViewRequest } from '../../session/evidence.js';
 import type { SessionSnapshot } from '../../session/sessionState.js';
 import { DebuggerError, toDebuggerError } from '../../util/errors.js';
 import { defineTool } from '../defineTool.js';
 import { renderView } from '../render.js';
-import { frameLevel, sessionId, stackDepth, stopId, threadId } from '../schemas.js';
+import { describeIssues, frameLevel, sessionId, stackDepth, stopId, threadId } from '../schemas.js';
 import { compact, viewWire, type Wire } from '../wire.js';
 import { disassembleAt, disassembleFields } from './disassemble.js';
 import { evaluateExpressions, expressionList, valueFormat } from './evaluate.js';
@@ -14,6 +14,8 @@ import { memoryAddress, memoryLength, readMemoryAt } from './memory.js';
 const thread = threadId.optional();
 const frame = frameLevel.optional();
 
+/** What each op really takes. tools/list advertises only `op` (the fields are those of the tool
+ * of the same name, already listed), so the ops are checked here. */
 const operation = z.discriminatedUnion('op', [
   z.strictObject({
     op: z.literal('inspect'),
@@ -37,18 +39,43 @@ type Operation = z.output<typeof operation>;
 
 const input = z.strictObject({
   session_id: sessionId,
-  operations: z.array(operation).min(1).max(16).describe('Reads to run in order, like the tools of the same name.'),
+  operations: z
+    .array(z.looseObject({ op: z.enum(['inspect', 'evaluate', 'memory', 'disassemble']) }))
+    .min(1)
+    .max(16)
+    .describe('Each {op, …fields}.'),
   stop_id: stopId.optional(),
 });
 
 const output = z.object({
   stop_id: z.number(),
-  results: z.array(z.looseObject({ op: z.string() })).describe("In order: each op's data, or its error."),
+  results: z.array(z.looseObject({})),
   session: z.looseObject({}),
 });
 
 /** Codes that belong to one operation; anything else (the debugger died, a cancel) ends the batch. */
 const OWN_ERRORS = new Set(['debugger_error', 'invalid_argument', 'wrong_state', 'limit_exceeded']);
+
+/** One view as data and text lines; a view that could not be gathered at all is an error. */
+export async function inspectView(
+  backend: DebuggerBackend,
+  snapshot: SessionSnapshot,
+  request: ViewRequest,
+  signal: AbortSignal | undefined,
+): Promise<{ data: Wire; lines: string[] }> {
+  const outcome = await gatherView(backend, snapshot, request, signal);
+  if (!outcome.data) {
+    throw new DebuggerError(
+      'debugger_error',
+      `the ${request.view} view could not be gathered: ${outcome.failures.join('; ')}`,
+    );
+  }
+  const failures = outcome.failures.length > 0 ? outcome.failures : undefined;
+  return {
+    data: compact({ view: request.view, data: viewWire(outcome.data), failures }),
+    lines: [...renderView(outcome.data), ...(failures ?? []).map((f) => `not gathered: ${f}`)],
+  };
+}
 
 async function runOne(
   op: Operation,
@@ -57,31 +84,13 @@ async function runOne(
   signal: AbortSignal | undefined,
 ): Promise<{ data: Wire; lines: string[] }> {
   switch (op.op) {
-    case 'inspect': {
-      const outcome = await gatherView(
+    case 'inspect':
+      return inspectView(
         backend,
         snapshot,
-        compact({
-          view: op.view,
-          threadId: op.thread,
-          frame: op.frame,
-          stackDepth: op.stack_depth,
-          from: op.from,
-        }),
+        compact({ view: op.view, threadId: op.thread, frame: op.frame, stackDepth: op.stack_depth, from: op.from }),
         signal,
       );
-      if (!outcome.data) {
-        throw new DebuggerError(
-          'debugger_error',
-          `the ${op.view} view could not be gathered: ${outcome.failures.join('; ')}`,
-        );
-      }
-      const failures = outcome.failures.length > 0 ? outcome.failures : undefined;
-      return {
-        data: compact({ view: op.view, data: viewWire(outcome.data), failures }),
-        lines: [...renderView(outcome.data), ...(failures ?? []).map((f) => `not gathered: ${f}`)],
-      };
-    }
     case 'evaluate': {
       const selector = compact({ threadId: op.thread, frame: op.frame });
       const { results, lines } = await evaluateExpressions(
@@ -116,14 +125,22 @@ export const batchTool = defineTool({
   name: 'dbg_batch',
   title: 'Several reads at one stop',
   description: [
-    'Runs up to 16 reads (op: inspect, evaluate, memory, disassemble; same fields as those tools) in one call, all at the same stop: nothing can run in between.',
-    "Each result is that op's data or its own error, in order. With stop_id, fails with stale_context unless that is still the current stop. Needs a stopped program.",
+    'Runs up to 16 reads at one stop in one call, nothing in between. Ops: inspect (view, thread, frame, stack_depth, from), evaluate (expressions, thread, frame, format), memory (address, length), disassemble (function, start, end, count, with_source, thread, frame).',
+    "Results in order: each op's data or error.",
   ].join(' '),
   input,
   output,
   requires: ['stopped'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, ctx) {
+    const operations = args.operations.map((raw, i) => {
+      const parsed = operation.safeParse(raw);
+      if (parsed.success) return parsed.data;
+      const { message, fields } = describeIssues(parsed.error);
+      throw new DebuggerError('invalid_argument', `operations.${i}: ${message}`, {
+        fields: fields.map((f) => `operations.${i}.${f}`),
+      });
+    });
     const session = ctx.sessions.get(args.session_id);
     const { stop, results, lines } = await session.query(
       ['stopped'],
@@ -132,7 +149,7 @@ export const batchTool = defineTool({
         const stop = session.snapshot.stopId;
         const results: Wire[] = [];
         const lines: string[] = [];
-        for (const [i, op] of args.operations.entries()) {
+        for (const [i, op] of operations.entries()) {
           try {
             const one = await runOne(op, backend, session.snapshot, signal);
             results.push({ op: op.op, ...one.data });

@@ -5,7 +5,7 @@ import type { Session } from '../../session/session.js';
 import { DebuggerError } from '../../util/errors.js';
 import { defineTool } from '../defineTool.js';
 import { printable, renderBreakpoint } from '../render.js';
-import { line, sessionId, threadId } from '../schemas.js';
+import { line, sessionId } from '../schemas.js';
 import { breakpointWire, compact, type Wire } from '../wire.js';
 
 const ACTIONS = ['set', 'delete', 'enable', 'disable', 'condition', 'ignore', 'list'] as const;
@@ -15,38 +15,34 @@ const EVENTS = ['throw', 'catch', 'rethrow', 'syscall', 'signal', 'fork', 'vfork
 const TABLE_MAX = 100;
 
 const bpNumber = z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, 'a breakpoint number: "2", or "2.1" for one location');
+const count = z.number().int().min(0).max(1e9);
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z.enum(ACTIONS).describe('set, delete, enable, disable, condition, ignore, or list (with hit counts).'),
-  kind: z.enum(KINDS).optional().describe('set: breakpoint (default), watchpoint, catchpoint, or dprintf.'),
-  location: line(1024).optional().describe('breakpoint, dprintf: main, file.c:42, *0x401000.'),
-  condition: line(1024)
-    .optional()
-    .describe("set, condition: stop only when this C expression is true ('' removes it)."),
-  temporary: z.boolean().optional().describe('breakpoint, catchpoint: delete after the first hit.'),
-  hardware: z.boolean().optional().describe('breakpoint: a hardware breakpoint.'),
-  ignore_count: z.number().int().min(0).max(1e9).optional().describe('breakpoint: pass the first N hits.'),
-  thread: threadId.optional().describe('breakpoint: stop only in this thread.'),
-  expression: line(1024).optional().describe('watchpoint: what to watch, e.g. total or p->next.'),
-  access: z.enum(['write', 'read', 'access']).optional().describe('watchpoint: stop on write (default), read or both.'),
-  watch_location: z
-    .boolean()
-    .optional()
-    .describe("watchpoint: watch the expression's address, even after its scope ends."),
-  event: z.enum(EVENTS).optional().describe('catchpoint: C++ throw/catch/rethrow, syscall, signal, fork, exec, load…'),
-  filter: line(256).optional().describe('catchpoint: syscall or signal names, or a regexp of types or libraries.'),
-  format: line(1024).optional().describe('dprintf: body of a C string literal, e.g. x=%d\\n.'),
-  format_args: z.array(line(1024)).max(16).optional().describe('dprintf: expressions for the format.'),
-  numbers: z.array(bpNumber).min(1).max(64).optional().describe('delete, enable, disable: e.g. ["2", "3.1"].'),
-  number: bpNumber.optional().describe('condition, ignore: the breakpoint.'),
-  count: z.number().int().min(0).max(1e9).optional().describe('ignore: hits to pass before stopping.'),
+  action: z.enum(ACTIONS).describe('list: with hit counts.'),
+  kind: z.enum(KINDS).optional().describe('set: default breakpoint.'),
+  location: line(1024).optional().describe('main, file.c:42, *0x401000.'),
+  condition: line(1024).optional().describe("C expression; '' removes."),
+  temporary: z.boolean().optional().describe('Gone after one hit.'),
+  hardware: z.boolean().optional().describe('Needs a running program.'),
+  ignore_count: count.optional().describe('Pass N hits.'),
+  thread: z.number().int().min(1).max(1e7).optional().describe('Only this thread.'),
+  expression: line(1024).optional().describe('An lvalue.'),
+  access: z.enum(['write', 'read', 'access']).optional().describe('Default write.'),
+  watch_location: z.boolean().optional().describe('Watch the address.'),
+  event: z.enum(EVENTS).optional().describe('Caught event.'),
+  filter: line(256).optional().describe('Syscall or signal names, or a regexp.'),
+  format: line(1024).optional().describe('C string body: x=%d\\n.'),
+  format_args: z.array(line(1024)).max(16).optional().describe('Its expressions.'),
+  numbers: z.array(bpNumber).min(1).max(64).optional().describe('delete, enable, disable: "2", "2.1".'),
+  number: bpNumber.optional().describe('condition, ignore.'),
+  count: count.optional().describe('ignore: hits to pass.'),
 });
 
 type Args = z.output<typeof input>;
 type Field = Exclude<keyof Args, 'session_id' | 'action'>;
 
-/** The fields each action (and each kind of set) takes; the first ones are required. */
+/** The fields each action (and each kind of set) requires, and those it also accepts. */
 const FIELDS: Record<string, { required: Field[]; optional: Field[] }> = {
   'set breakpoint': {
     required: ['location'],
@@ -128,11 +124,10 @@ function specOf(args: Args): BreakpointSpec {
 function changeOf(args: Args): BreakpointChange {
   switch (args.action) {
     case 'delete':
+      return { op: 'delete', numbers: args.numbers ?? [] };
     case 'enable':
     case 'disable':
-      return args.action === 'delete'
-        ? { op: 'delete', numbers: args.numbers ?? [] }
-        : { op: args.action, numbers: args.numbers ?? [] };
+      return { op: args.action, numbers: args.numbers ?? [] };
     case 'condition':
       return { op: 'condition', number: args.number ?? '', condition: args.condition ?? '' };
     default:
@@ -147,6 +142,30 @@ function syncTable(session: Session, table: readonly Breakpoint[]): void {
     if (!live.has(number)) session.apply({ type: 'breakpoint-deleted', number });
   }
   for (const breakpoint of table) session.apply({ type: 'breakpoint-changed', breakpoint });
+}
+
+/** The numbers (or locations "2.1") of a change that name no breakpoint in `table`. */
+function missingNumbers(table: readonly Breakpoint[], args: Args): string[] {
+  const known = new Set<string>();
+  for (const b of table) {
+    known.add(b.number);
+    for (const l of b.locations) known.add(l.id);
+  }
+  const asked = args.number !== undefined ? [args.number] : (args.numbers ?? []);
+  // A single-location breakpoint "2" answers to "2.1" too, though GDB lists no locations for it.
+  return asked.filter((n) => !known.has(n) && !(n.endsWith('.1') && known.has(n.slice(0, -2))));
+}
+
+/** GDB's refusals of a set, with what to do instead. */
+function explainSetFailure(e: unknown): unknown {
+  if (e instanceof DebuggerError && /No hardware breakpoint support/.test(e.message)) {
+    return new DebuggerError(
+      'wrong_state',
+      'hardware breakpoints can be set only once the program runs: start it (dbg_start stop=main), then set this',
+      e.details,
+    );
+  }
+  return e;
 }
 
 function warningsFor(bp: Breakpoint, args: Args): string[] {
@@ -164,9 +183,9 @@ function warningsFor(bp: Breakpoint, args: Args): string[] {
 }
 
 const output = z.object({
-  breakpoint: z.looseObject({}).optional().describe('The one set.'),
+  breakpoint: z.looseObject({}).optional(),
   changed: z.array(z.string()).optional(),
-  breakpoints: z.array(z.looseObject({})).describe('The whole table after the change, with hits.'),
+  breakpoints: z.array(z.looseObject({})),
   more: z.number().optional(),
   session: z.looseObject({}),
   warnings: z.array(z.string()).optional(),
@@ -176,9 +195,10 @@ export const breakpointsTool = defineTool({
   name: 'dbg_breakpoints',
   title: 'Breakpoints, watchpoints, catchpoints',
   description: [
-    'Sets and changes breakpoints while the program is loaded, stopped or exited (a running one: dbg_run action=interrupt first).',
-    'set takes the fields of its kind: breakpoint (location, condition, temporary, hardware, ignore_count, thread), watchpoint (expression, access, watch_location, condition; the stop shows old and new values), catchpoint (event, filter), dprintf (location, format, format_args: prints without stopping, to the debugger console that dbg_io stream=debugger reads).',
-    'Every answer lists the whole table with hit counts; a location that does not resolve is set pending, with a warning.',
+    'Sets, changes and lists breakpoints of a loaded, stopped or exited program. set takes by kind: breakpoint: location, condition, temporary, hardware, ignore_count, thread;',
+    'watchpoint: expression, access, watch_location, condition (the stop gives old and new); catchpoint: event, filter, temporary;',
+    'dprintf: location, format, format_args (prints to the console dbg_io stream=debugger reads; no stop).',
+    'Answers the whole table with hits; an unresolved location is set pending, with a warning.',
   ].join(' '),
   input,
   output,
@@ -194,14 +214,21 @@ export const breakpointsTool = defineTool({
       args.action === 'list' ? 'list breakpoints' : `${args.action} breakpoints`,
       async (backend, signal) => {
         let set: Breakpoint | undefined;
-        try {
-          if (args.action === 'set') set = await backend.insertBreakpoint(specOf(args), signal);
-          else if (args.action !== 'list') await backend.changeBreakpoints(changeOf(args), signal);
-        } catch (e) {
-          if (e instanceof DebuggerError && e.code === 'debugger_error' && args.action !== 'set') {
-            throw new DebuggerError('debugger_error', `${e.message} (action=list shows the numbers)`, e.details);
+        if (args.action === 'set') {
+          set = await backend.insertBreakpoint(specOf(args), signal).catch((e: unknown) => {
+            throw explainSetFailure(e);
+          });
+        } else if (args.action !== 'list') {
+          // GDB changes nothing, silently, for a number it does not know.
+          const unknown = missingNumbers(await backend.listBreakpoints(signal), args);
+          if (unknown.length > 0) {
+            throw new DebuggerError(
+              'invalid_argument',
+              `no breakpoint ${unknown.join(', ')} (action=list shows the numbers)`,
+              { fields: [args.number !== undefined ? 'number' : 'numbers'] },
+            );
           }
-          throw e;
+          await backend.changeBreakpoints(changeOf(args), signal);
         }
         const table = await backend.listBreakpoints(signal);
         syncTable(session, table);
@@ -215,7 +242,7 @@ export const breakpointsTool = defineTool({
       const settled = table.find((b) => b.number === set.number) ?? set;
       data['breakpoint'] = breakpointWire(settled);
       warnings.push(...warningsFor(settled, args));
-      lead = [`set ${renderBreakpoint(settled)}`];
+      lead = [`set ${printable(renderBreakpoint(settled))}`];
     } else if (args.action !== 'list') {
       const numbers = args.number !== undefined ? [args.number] : (args.numbers ?? []);
       data['changed'] = numbers;

@@ -9,17 +9,17 @@ import { frameLevel, line, sessionId, stopId, threadId } from '../schemas.js';
 import { compact, instructionsWire, type Wire } from '../wire.js';
 
 export const disassembleFields = {
-  function: line(1024).optional().describe('Disassemble this function (from its start).'),
-  start: line(1024).optional().describe('Range start address expression, e.g. 0x401000 or $pc-16.'),
-  end: line(1024).optional().describe('Range end (exclusive; default: enough for count).'),
+  function: line(1024).optional().describe('From its start.'),
+  start: line(1024).optional().describe('Address: 0x401000, $pc-16.'),
+  end: line(1024).optional().describe('Exclusive.'),
   count: z
     .number()
     .int()
     .min(1)
     .max(LIMITS.disassembleMax)
     .optional()
-    .describe(`Instructions at most (default ${LIMITS.disassembleDefault}).`),
-  with_source: z.boolean().optional().describe('Interleave the source lines.'),
+    .describe(`Default ${LIMITS.disassembleDefault}.`),
+  with_source: z.boolean().optional().describe('Add source lines.'),
   thread: threadId.optional(),
   frame: frameLevel.optional(),
 };
@@ -29,7 +29,7 @@ const input = z.strictObject({ session_id: sessionId, ...disassembleFields, stop
 const output = z.object({
   pc: z.string().optional(),
   instructions: z.array(z.looseObject({})),
-  more: z.boolean().optional().describe('More instructions past count.'),
+  more: z.boolean().optional(),
   source: z.array(z.looseObject({})).optional(),
   session: z.looseObject({}),
 });
@@ -68,18 +68,20 @@ async function sourceOf(
   list: readonly Instruction[],
   signal: AbortSignal | undefined,
 ): Promise<{ file: string; line: number; text: string }[]> {
-  const byFile = new Map<string, Set<number>>();
+  // By full path where known: a bare name like loop.c can match a file of glibc's as well.
+  const byFile = new Map<string, { file: string; lines: Set<number> }>();
   for (const i of list) {
     if (i.file === undefined || i.line === undefined) continue;
-    const lines = byFile.get(i.file) ?? new Set<number>();
-    lines.add(i.line);
-    byFile.set(i.file, lines);
+    const path = i.fullname ?? i.file;
+    const entry = byFile.get(path) ?? { file: i.file, lines: new Set<number>() };
+    entry.lines.add(i.line);
+    byFile.set(path, entry);
   }
   const out: { file: string; line: number; text: string }[] = [];
-  for (const [file, lines] of byFile) {
+  for (const [path, { file, lines }] of byFile) {
     const from = Math.min(...lines);
     const to = Math.min(Math.max(...lines), from + LIMITS.sourceLinesMax);
-    const read = await backend.sourceLines(file, from, to, signal).catch(() => []);
+    const read = await backend.sourceLines(path, from, to, signal).catch(() => []);
     for (const l of read) if (lines.has(l.line)) out.push({ file, line: l.line, text: cut(l.text, 200).text });
   }
   return out;
@@ -163,9 +165,8 @@ export const disassembleTool = defineTool({
   name: 'dbg_disassemble',
   title: 'Disassemble',
   description: [
-    `Machine instructions (AT&T syntax) around the pc of the selected frame (default), of a function, or of a start/end range; at most count (default ${LIMITS.disassembleDefault}).`,
-    'The current pc is marked => in the text and given as pc. with_source adds the source line of each group of instructions.',
-    'A loaded program (not started) can be disassembled by function or range.',
+    'Disassembles (AT&T) around the pc of the frame (default), a function, or a start/end range, at most count instructions;',
+    'the text marks the pc =>. A loaded program: function or range.',
   ].join(' '),
   input,
   output,

@@ -9,12 +9,8 @@ import { compact, type Wire } from '../wire.js';
 
 export const FORMATS = ['natural', 'hex', 'decimal', 'octal', 'binary'] as const;
 
-export const expressionList = z
-  .array(line(4096))
-  .min(1)
-  .max(16)
-  .describe('C expressions, each evaluated on its own (one failing does not hide the others).');
-export const valueFormat = z.enum(FORMATS).describe('Number format of scalar results (default natural).');
+export const expressionList = z.array(line(4096)).min(1).max(16).describe('C expressions.');
+export const valueFormat = z.enum(FORMATS).describe('For scalars (default natural).');
 
 const input = z.strictObject({
   session_id: sessionId,
@@ -24,11 +20,11 @@ const input = z.strictObject({
   format: valueFormat.optional(),
   assign: z
     .strictObject({
-      target: line(4096).describe('An lvalue: variable, p->field, a[3], *(int *)0x…'),
-      value: line(4096).describe('C expression of the new value.'),
+      target: line(4096).describe('An lvalue.'),
+      value: line(4096).describe('Its new value.'),
     })
     .optional()
-    .describe("DESTRUCTIVE: changes the program's state before the expressions are read."),
+    .describe('Destructive.'),
   stop_id: stopId.optional(),
 });
 
@@ -110,10 +106,9 @@ export const evaluateTool = defineTool({
   name: 'dbg_evaluate',
   title: 'Evaluate expressions',
   description: [
-    'Evaluates C expressions (variables, p->field, a[i], *p@4, casts, $registers) in a thread and frame of the stopped program (of a loaded one: globals as built).',
-    `Each gets a value or its own error; values are cut at ${LIMITS.valueChars} characters (truncated flag).`,
-    'assign changes a variable or memory first (destructive: the program continues with the new value) and reports old and new values.',
-    'Calls into the program (f(1)) are off unless the server runs with --inferior-calls on.',
+    'Evaluates C expressions (x, p->f, a[i], *p@4, casts, $rip) in a thread and frame of the stopped program (loaded: globals as built),',
+    `each to a value (cut at ${LIMITS.valueChars} characters) or its own error.`,
+    'assign changes the program first and answers old and new. Calls like f(1) need the server flag --inferior-calls on.',
   ].join(' '),
   input,
   output,

@@ -4,8 +4,8 @@
 
 import * as z from 'zod/v4';
 import type { OutputRing } from '../../process/outputRing.js';
-import type { Session } from '../../session/session.js';
 import { LIMITS } from '../../session/limits.js';
+import type { Session } from '../../session/session.js';
 import { sleep } from '../../util/deadline.js';
 import { DebuggerError } from '../../util/errors.js';
 import { defineTool } from '../defineTool.js';
@@ -20,35 +20,33 @@ const POLL_MS = 25;
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z.enum(['read', 'write', 'eof']).describe('read output, write to stdin, or eof (end of input).'),
+  action: z.enum(['read', 'write', 'eof']).describe('read output, write to stdin, or eof.'),
   stream: z
     .enum(['program', 'debugger'])
     .optional()
-    .describe("read: program (default) or debugger (its own messages: dprintf output, warnings)."),
+    .describe('read: program (default) or debugger (dprintf output, warnings).'),
   cursor: z
     .number()
     .int()
     .min(0)
     .optional()
-    .describe('read: byte offset to start at (default: where the last read ended; 0: oldest kept).'),
+    .describe('read: byte offset (default: where the last read ended; 0: oldest kept).'),
   max_bytes: z
     .number()
     .int()
     .min(1)
     .max(LIMITS.ioReadMax)
     .optional()
-    .describe(`read: at most this many bytes (default ${LIMITS.ioReadDefault}).`),
-  wait_ms: z.number().int().min(0).max(10_000).optional().describe('read: wait this long for output if none is new.'),
+    .describe(`read: default ${LIMITS.ioReadDefault}.`),
+  wait_ms: z.number().int().min(0).max(10_000).optional().describe('read: wait up to this for new output.'),
   data: z
     .string()
+    .refine((s) => Buffer.byteLength(s) <= WRITE_MAX, `at most ${WRITE_MAX} bytes`)
     .optional()
-    .refine((s) => s === undefined || Buffer.byteLength(s) <= WRITE_MAX, `at most ${WRITE_MAX} bytes`)
-    .describe('write: text typed into the terminal (64 KiB at most).'),
+    .describe('write: text, at most 64 KiB.'),
 });
 
 const output = z.object({
-  action: z.string(),
-  stream: z.string().optional(),
   text: z.string().optional(),
   cursor: z.number().optional(),
   next: z.number().optional(),
@@ -116,9 +114,9 @@ async function read(
   ]
     .filter(Boolean)
     .join('; ');
-  const body = decoded === '' ? '(nothing new)' : printable(decoded);
+  const body = decoded === '' ? '(nothing new)' : printable(decoded.endsWith('\n') ? decoded.slice(0, -1) : decoded);
   return {
-    data: { action: 'read', stream, text: decoded, cursor: chunk.start, next, dropped: chunk.dropped, more },
+    data: { text: decoded, cursor: chunk.start, next, dropped: chunk.dropped, more },
     text: `${head}\n${body}`,
   };
 }
@@ -130,12 +128,12 @@ function afterWrite(session: Session): string {
     case 'stopped':
       return 'the program is stopped: it reads this once resumed (dbg_run)';
     default:
-      return 'no program runs yet: the terminal holds it for the next run';
+      return 'no program is running: the terminal holds it for the next run';
   }
 }
 
 /** Hands bytes to the terminal; a program that does not read can leave them queued. */
-async function typeInto(session: Session, send: () => Promise<void>): Promise<boolean> {
+async function typeInto(send: () => Promise<void>): Promise<boolean> {
   let done = false;
   const sent = send().then(() => {
     done = true;
@@ -149,9 +147,9 @@ export const ioTool = defineTool({
   name: 'dbg_io',
   title: "The program's terminal",
   description: [
-    "The program's own terminal, in any state while the session is open.",
-    'read: output from a byte cursor; the answer gives next, dropped (bytes the buffer no longer holds) and more. Omit cursor to go on from the last read. Text is UTF-8 (bad bytes become U+FFFD); the text view escapes control characters.',
-    'write: stdin, a line at each newline; a stopped program reads it once resumed. eof: end of input.',
+    "The program's own terminal: read its output from a byte cursor (gives next, dropped = bytes no longer kept, and more),",
+    'write its stdin (a line per newline; a stopped program reads it once resumed), or send eof.',
+    'Bad UTF-8 becomes U+FFFD; the text view escapes control characters.',
   ].join(' '),
   input,
   output,
@@ -169,7 +167,10 @@ export const ioTool = defineTool({
         { fields: ['stream'] },
       );
     }
-    session.requirePhase(['loaded', 'stopped', 'running', 'exited'], `${args.action === 'eof' ? 'end' : 'write'} input`);
+    session.requirePhase(
+      ['loaded', 'stopped', 'running', 'exited'],
+      `${args.action === 'eof' ? 'end' : 'write'} input`,
+    );
     if (args.action === 'write') {
       if (args.data === undefined || args.data === '') {
         throw new DebuggerError('invalid_argument', 'write needs data: the text to type (end a line with \\n)', {
@@ -178,11 +179,11 @@ export const ioTool = defineTool({
       }
       const data = args.data;
       const bytes = Buffer.byteLength(data);
-      const taken = await typeInto(session, () => session.backend.writeStdin(data));
+      const taken = await typeInto(() => session.backend.writeStdin(data));
       const lines = data.split('\n').length - 1;
       const partial = data.endsWith('\n') ? '' : '; the last line has no newline yet, so it is not handed over';
       return {
-        data: { action: 'write', bytes },
+        data: { bytes },
         text: `wrote ${bytes} bytes (${lines} line${lines === 1 ? '' : 's'})${partial}; ${afterWrite(session)}${taken ? '' : '; the terminal has not taken all of it yet (the program is not reading)'}`,
         session,
       };
@@ -190,7 +191,7 @@ export const ioTool = defineTool({
     if (args.data !== undefined) {
       throw new DebuggerError('invalid_argument', 'eof takes no data: write it first', { fields: ['data'] });
     }
-    await typeInto(session, () => session.backend.sendEof());
-    return { data: { action: 'eof' }, text: `sent end-of-file; ${afterWrite(session)}`, session };
+    await typeInto(() => session.backend.sendEof());
+    return { data: {}, text: `sent end-of-file; ${afterWrite(session)}`, session };
   },
 });

@@ -9,31 +9,26 @@ import { compact, type Wire } from '../wire.js';
 /** Bytes shown as a hex dump in the text; the structured hex always has them all. */
 const DUMP_BYTES = 2048;
 
-export const memoryAddress = line(1024).describe('Address expression: &buf, ptr, 0x7ffe…, $sp+16.');
-export const memoryLength = z
-  .number()
-  .int()
-  .min(1)
-  .max(LIMITS.memoryReadMax)
-  .describe(`read: bytes (default 64, at most ${LIMITS.memoryReadMax}).`);
+export const memoryAddress = line(1024).describe('&buf, ptr, 0x7ffe…, $sp+16.');
+export const memoryLength = z.number().int().min(1).max(LIMITS.memoryReadMax).describe('read: bytes (default 64).');
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z.enum(['read', 'write']).optional().describe('read (default) or write (destructive).'),
+  action: z.enum(['read', 'write']).optional().describe('Default read.'),
   address: memoryAddress,
   length: memoryLength.optional(),
   bytes: line(3 * LIMITS.memoryReadMax)
     .regex(/^[0-9a-fA-F ]+$/, 'hex pairs, like "4a6b" or "4a 6b"')
     .optional()
-    .describe(`write: bytes as hex pairs, e.g. "48690a" (at most ${LIMITS.memoryReadMax}).`),
+    .describe('write: hex pairs, e.g. "48690a".'),
   stop_id: stopId.optional(),
 });
 
 const output = z.object({
   address: z.string(),
   length: z.number(),
-  hex: z.string().describe('Bytes read, two hex digits each.'),
-  unreadable: z.number().optional().describe('Bytes at the end that could not be read.'),
+  hex: z.string(),
+  unreadable: z.number().optional(),
   written: z.number().optional(),
   session: z.looseObject({}),
 });
@@ -54,7 +49,7 @@ export function hexDump(address: bigint, bytes: Buffer): string[] {
     const hex = [...row].map((b) => b.toString(16).padStart(2, '0'));
     const left = hex.slice(0, 8).join(' ');
     const right = hex.slice(8).join(' ');
-    const cells = `${left}${right ? `  ${right}` : ''}`.padEnd(49);
+    const cells = `${left}${right ? `  ${right}` : ''}`.padEnd(48);
     lines.push(`${(address + BigInt(at)).toString(16).padStart(width, '0')}  ${cells}  |${ascii(row)}|`);
   }
   return lines;
@@ -84,7 +79,7 @@ export async function readMemoryAt(
   if (!block) throw new DebuggerError('debugger_error', `nothing could be read at ${address}`);
   const start = BigInt(block.address);
   const bytes = Buffer.from(block.hex, 'hex');
-  const unreadable = block.unreadable ? block.unreadable : length - bytes.length > 0 ? length - bytes.length : 0;
+  const unreadable = block.unreadable ?? Math.max(length - bytes.length, 0);
   const where = `0x${start.toString(16)}`;
   const lines = [
     `${bytes.length} bytes at ${where}${unreadable ? `; the next ${unreadable} are unreadable (not mapped)` : ''}:`,
@@ -103,9 +98,8 @@ export const memoryTool = defineTool({
   name: 'dbg_memory',
   title: 'Read or write memory',
   description: [
-    `read: up to ${LIMITS.memoryReadMax} bytes as hex plus a dump (address, 16 bytes a line, ASCII with '.' for the rest); for more, read again at the next address.`,
-    'A range that runs into unmapped memory returns the readable part and says how many bytes are unreadable; an address with nothing mapped is an error.',
-    'write: stores bytes (destructive) and reads them back. Needs a stopped program.',
+    `Reads up to ${LIMITS.memoryReadMax} bytes of the stopped program as hex and a dump (16 a line, ASCII), or writes bytes (destructive; read back after).`,
+    'A read running into unmapped memory returns the readable part and the unreadable count.',
   ].join(' '),
   input,
   output,

@@ -14,6 +14,7 @@ const ACTIONS = [
   'advance',
   'jump',
   'interrupt',
+  'wait',
   'kill',
   'restart',
   'run',

@@ -25,8 +25,14 @@ function scaling<T>(n: number, make: (n: number) => T, work: (input: T) => unkno
   let tSmall = Number.POSITIVE_INFINITY;
   let tLarge = Number.POSITIVE_INFINITY;
   for (let i = 0; i < 7; i++) {
-    tSmall = Math.min(tSmall, time(() => work(small)));
-    tLarge = Math.min(tLarge, time(() => work(large)));
+    tSmall = Math.min(
+      tSmall,
+      time(() => work(small)),
+    );
+    tLarge = Math.min(
+      tLarge,
+      time(() => work(large)),
+    );
   }
   return { ratio: tLarge / Math.max(tSmall, 0.05), tSmall, tLarge };
 }

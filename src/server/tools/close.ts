@@ -1,0 +1,46 @@
+// dbg_close: ends a session and everything it started. Closing twice is not an error: a client
+// that repeats the call (or retries after a lost answer) gets closed=false and a note.
+
+import * as z from 'zod/v4';
+import { defineTool } from '../defineTool.js';
+import { sessionId } from '../schemas.js';
+
+const output = z.object({
+  closed: z.boolean(),
+  pids: z.array(z.number()).optional(),
+  note: z.string(),
+});
+
+export const closeTool = defineTool({
+  name: 'dbg_close',
+  title: 'Close a session',
+  description:
+    'Ends a session: kills the program it launched (detaches an attached one) and stops the debugger; no process stays. Idempotent: an unknown or closed id gives closed=false.',
+  input: z.strictObject({ session_id: sessionId }),
+  output,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
+  async run(args, ctx) {
+    const id = args.session_id;
+    const session = ctx.sessions.list().find((s) => s.id === id);
+    if (!session) {
+      const reaped = ctx.sessions.reapedSessions.find((r) => r.id === id);
+      const note = reaped
+        ? `session ${id} was already closed after ${Math.round(reaped.idleMs / 60_000)} idle minutes; nothing to do`
+        : `no session ${id} is open (already closed, or never opened); nothing to do`;
+      return { data: { closed: false, note }, text: note };
+    }
+    const pids = [...session.snapshot.inferiors.values()];
+    const debuggerPid = session.backend.info.pid;
+    const detach = session.target.kind !== 'launch';
+    const closed = await ctx.sessions.close(id);
+    const what =
+      pids.length === 0 ? 'no program was running' : `${detach ? 'detached from' : 'killed'} pid ${pids.join(', ')}`;
+    const note = closed
+      ? `closed session ${id}: ${what}; the debugger${debuggerPid ? ` (pid ${debuggerPid})` : ''} has stopped`
+      : `session ${id} was closed meanwhile; nothing to do`;
+    return {
+      data: { closed, ...(closed && pids.length > 0 ? { pids } : {}), note },
+      text: note,
+    };
+  },
+});

@@ -1,0 +1,92 @@
+// dbg_sessions: what is open, where each program is, and what was closed for idleness.
+
+import * as z from 'zod/v4';
+import { summarizeStop } from '../../session/evidence.js';
+import type { Session } from '../../session/session.js';
+import type { ReapedSession, SessionManager } from '../../session/sessionManager.js';
+import { defineTool } from '../defineTool.js';
+import { printable, renderExit } from '../render.js';
+import { compact, type Wire } from '../wire.js';
+
+/** One line on where the program is: the last stop, the exit, or the phase. */
+export function whereNow(session: Session): string {
+  const s = session.snapshot.state;
+  switch (s.phase) {
+    case 'stopped':
+      return `stop ${session.snapshot.stopId}: ${summarizeStop(s.stop)}`;
+    case 'exited':
+      return renderExit(s.exit);
+    case 'dead':
+      return `the debugger is gone: ${s.reason}`;
+    case 'running':
+      return 'running';
+    case 'loaded':
+      return 'loaded, not started';
+    case 'starting':
+      return 'starting';
+  }
+}
+
+export function sessionEntry(session: Session, now = Date.now()): Wire {
+  const snap = session.snapshot;
+  return compact({
+    id: session.id,
+    backend: session.backend.info.kind,
+    program: session.target.program,
+    args: session.target.args,
+    state: snap.state.phase,
+    stop_id: snap.stopId,
+    summary: whereNow(session),
+    pids: [...snap.inferiors.values()],
+    debugger_pid: session.backend.info.pid,
+    age_s: Math.round((now - session.createdAt) / 1000),
+    idle_s: Math.round((now - session.lastUsedAt) / 1000),
+  });
+}
+
+export function reapedEntry(r: ReapedSession): Wire {
+  return { id: r.id, program: r.program, idle_s: Math.round(r.idleMs / 1000), at: new Date(r.at).toISOString() };
+}
+
+export function listSessions(sessions: SessionManager): { sessions: Wire[]; reaped?: Wire[] } {
+  const now = Date.now();
+  const reaped = sessions.reapedSessions.map(reapedEntry);
+  return {
+    sessions: sessions.list().map((s) => sessionEntry(s, now)),
+    ...(reaped.length > 0 ? { reaped } : {}),
+  };
+}
+
+const output = z.object({
+  sessions: z.array(z.looseObject({})),
+  reaped: z.array(z.looseObject({})).optional(),
+});
+
+export const sessionsTool = defineTool({
+  name: 'dbg_sessions',
+  title: 'List sessions',
+  description:
+    'Every open session: id, backend, program, args, state, stop_id, last stop or exit, pids, age_s, idle_s; and those closed for idleness (reaped).',
+  input: z.strictObject({}),
+  output,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+  async run(_args, ctx) {
+    const now = Date.now();
+    const list = ctx.sessions.list();
+    const lines = list.map((s) => {
+      const pids = [...s.snapshot.inferiors.values()];
+      const args = s.target.args.length > 0 ? ` ${s.target.args.map((a) => JSON.stringify(a)).join(' ')}` : '';
+      return printable(
+        `${s.id} ${s.backend.info.kind} ${s.phase} ${s.target.program}${args}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}`,
+      );
+    });
+    if (lines.length === 0) lines.push('no sessions open (dbg_start opens one)');
+    const reaped = ctx.sessions.reapedSessions;
+    for (const r of reaped) {
+      lines.push(
+        `closed for idleness: ${r.id} (${r.program}) after ${Math.round(r.idleMs / 60_000)} idle minutes, at ${new Date(r.at).toISOString()}`,
+      );
+    }
+    return { data: listSessions(ctx.sessions), text: lines.join('\n') };
+  },
+});

@@ -1,0 +1,39 @@
+// dbg_doctor end to end: the machine's capabilities with the reason and the fix, checked once and
+// kept for a few minutes.
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../helpers/mcp.js';
+
+describe('dbg_doctor', () => {
+  it('reports gdb and inferior calls, as data and as a table, and keeps the result', async () => {
+    const h = await startServer();
+    const r = await h.call('dbg_doctor', {});
+    expect(r.isError).toBe(false);
+    const checks = r.data.checks as { name: string; ok: boolean; detail: string; fix?: string }[];
+    expect(checks.find((c) => c.name === 'gdb')).toMatchObject({ ok: true, detail: expect.stringMatching(/GNU gdb/) });
+    const calls = checks.find((c) => c.name === 'inferior calls');
+    expect(calls).toBeDefined();
+    expect(calls?.detail.length).toBeGreaterThan(0);
+    for (const c of checks) if (!c.ok) expect(c.fix ?? c.detail, c.name).toBeTruthy();
+    expect(r.data.cached).toBe(false);
+    expect(r.text).toMatch(/^ok {2}gdb {2,}GNU gdb/m);
+    expect(r.text).toMatch(/^(ok|no) {2}inferior calls {2}/m);
+    expect(r.text).toMatch(/^(ok|no) {2}rr {2,}/m);
+
+    const started = Date.now();
+    const again = await h.call('dbg_doctor', {});
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(again.data).toMatchObject({ cached: true, checked_at: r.data.checked_at });
+    expect(again.text).toContain('kept from an earlier call');
+
+    const fresh = await h.call('dbg_doctor', { refresh: true });
+    expect(fresh.data.cached).toBe(false);
+    expect(fresh.data.checks.find((c: { name: string }) => c.name === 'gdb').ok).toBe(true);
+  });
+
+  it('says what is wrong when gdb cannot be found', async () => {
+    const h = await startServer(['--gdb', '/nonexistent/gdb']);
+    const r = await h.call('dbg_doctor', {});
+    expect(r.data.checks.find((c: { name: string }) => c.name === 'gdb')).toMatchObject({ ok: false });
+    expect(r.text).toMatch(/^no {2}gdb/m);
+  });
+});
