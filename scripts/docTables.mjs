@@ -16,10 +16,16 @@ export async function toolTable() {
   const { defaultConfig } = await import(join(root, 'dist/server/config.js'));
   const rows = allTools(defaultConfig()).map((t) => {
     const a = t.annotations;
-    const traits = [a.readOnlyHint ? 'read-only' : '', a.destructiveHint ? 'destructive' : '', a.idempotentHint ? 'idempotent' : '']
+    const traits = [
+      a.readOnlyHint ? 'read-only' : '',
+      a.destructiveHint ? 'destructive' : '',
+      a.idempotentHint ? 'idempotent' : '',
+    ]
       .filter(Boolean)
       .join(', ');
-    const fields = Object.keys(t.input.shape).map((f) => `\`${f}\``).join(' ');
+    const fields = Object.keys(t.input.shape)
+      .map((f) => `\`${f}\``)
+      .join(' ');
     return `| \`${t.name}\` | ${firstSentence(t.description)} | ${fields} | ${traits || '—'} |`;
   });
   return ['| tool | what it does | arguments | traits |', '|---|---|---|---|', ...rows].join('\n');

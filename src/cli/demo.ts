@@ -3,7 +3,7 @@
 // evidence, one follow-up, and the close. Each call and its answer are printed as they happen.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,14 +21,9 @@ export async function runDemo(): Promise<number> {
   const work = mkdtempSync(join(tmpdir(), 'dbg-mcp-demo-'));
   const program = join(work, 'crash');
   try {
-    execFileSync('gcc', [
-      '-g',
-      '-O0',
-      '-fno-omit-frame-pointer',
-      '-o',
-      program,
-      join(repo, 'fixtures', 'c', 'crash.c'),
-    ]);
+    // Built from a copy in the work directory, so the debug info names the file plainly (crash.c).
+    copyFileSync(join(repo, 'fixtures', 'c', 'crash.c'), join(work, 'crash.c'));
+    execFileSync('gcc', ['-g', '-O0', '-fno-omit-frame-pointer', '-o', 'crash', 'crash.c'], { cwd: work });
   } catch (e) {
     process.stderr.write(`dbg-mcp demo: could not build the demo program with gcc: ${(e as Error).message}\n`);
     return 1;

@@ -23,34 +23,54 @@ export interface CreatedServer {
 }
 
 /**
- * tools/list is paid for by the agent on every turn, so the advertised JSON Schemas lose what
- * the model does not need: the $schema URL, string length caps (enforced here, and named in
- * the error when hit) and the empty shells of open objects.
+ * tools/list is paid for by the agent on every turn, so the advertised JSON Schemas keep what
+ * tells a model how to call (types, enums, descriptions, required fields, no unknown fields) and
+ * lose what the server enforces and names in its error when hit: length and range caps, patterns,
+ * the $schema URL and the empty shells of open objects. Output schemas keep only their shape.
  */
-export function slimJsonSchema(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(slimJsonSchema);
+const DROPPED = new Set([
+  '$schema',
+  'maxLength',
+  'minLength',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+  'pattern',
+  'propertyNames',
+]);
+
+export function slimJsonSchema(node: unknown, output = false, depth = 0): unknown {
+  if (Array.isArray(node)) return node.map((n) => slimJsonSchema(n, output, depth));
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
-    if (key === '$schema' || key === 'maxLength') continue;
+    if (DROPPED.has(key)) continue;
+    // An output's nested objects are documented by the tool, not spelled out here.
+    if (output && depth > 1 && (key === 'properties' || key === 'enum')) continue;
+    if (output && (key === 'required' || key === 'additionalProperties' || key === 'items')) continue;
     if (key === 'properties' && value && typeof value === 'object' && Object.keys(value).length === 0) continue;
     if (key === 'additionalProperties' && value && typeof value === 'object' && Object.keys(value).length === 0)
       continue;
-    out[key] = slimJsonSchema(value);
+    // Property maps hold field names, not schema keywords: slim their values, keep every name.
+    out[key] =
+      key === 'properties' && value && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, slimJsonSchema(v, output, depth + 1)]))
+        : slimJsonSchema(value, output, depth);
   }
   return out;
 }
 
 type StandardProps = StandardSchemaWithJSON['~standard'];
 
-function slimmed(std: StandardProps, validate: StandardProps['validate']): StandardSchemaWithJSON {
+function slimmed(std: StandardProps, validate: StandardProps['validate'], isOutput: boolean): StandardSchemaWithJSON {
   return {
     '~standard': {
       ...std,
       validate,
       jsonSchema: {
-        input: (options) => slimJsonSchema(std.jsonSchema.input(options)) as Record<string, unknown>,
-        output: (options) => slimJsonSchema(std.jsonSchema.output(options)) as Record<string, unknown>,
+        input: (options) => slimJsonSchema(std.jsonSchema.input(options), isOutput) as Record<string, unknown>,
+        output: (options) => slimJsonSchema(std.jsonSchema.output(options), isOutput) as Record<string, unknown>,
       },
     },
   };
@@ -63,13 +83,27 @@ function slimmed(std: StandardProps, validate: StandardProps['validate']): Stand
  */
 function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
   const std = schema['~standard'] as unknown as StandardProps;
-  return slimmed(std, (value: unknown) => ({ value }));
+  return slimmed(std, (value: unknown) => ({ value }), false);
 }
 
 /** Output schemas keep their real validation (a self-check of every answer), slimmed. */
 function outputSchema(schema: z.ZodObject): StandardSchemaWithJSON {
   const std = schema['~standard'] as unknown as StandardProps;
-  return slimmed(std, std.validate);
+  return slimmed(std, std.validate, true);
+}
+
+/**
+ * Annotations as the spec reads them: readOnlyHint and idempotentHint default to false and
+ * destructiveHint to true (and means nothing for a read-only tool), so only what differs from the
+ * defaults is sent; openWorldHint is always false (a debugger on this machine, no outside world).
+ */
+export function advertisedAnnotations(a: ToolDefinition['annotations']): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  if (a.readOnlyHint) out['readOnlyHint'] = true;
+  else if (!a.destructiveHint) out['destructiveHint'] = false;
+  if (a.idempotentHint) out['idempotentHint'] = true;
+  out['openWorldHint'] = false;
+  return out;
 }
 
 let callCounter = 0;
@@ -123,7 +157,7 @@ function register(server: McpServer, tool: ToolDefinition<any>, sessions: Sessio
       description: tool.description,
       inputSchema: advertiseOnly(tool.input),
       outputSchema: outputSchema(tool.output),
-      annotations: { ...tool.annotations, openWorldHint: false },
+      annotations: advertisedAnnotations(tool.annotations),
     },
     async (rawArgs: unknown, ctx): Promise<CallToolResult> => {
       const callId = ++callCounter;

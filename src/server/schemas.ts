@@ -21,14 +21,10 @@ export const sessionId = z
   .regex(/^[0-9a-f]{8}$/, 'a session id is 8 hex digits, as dbg_start returned it')
   .describe('From dbg_start.');
 
-export const threadId = z.number().int().min(1).max(10_000_000).describe('Thread id (default: current).');
-export const frameLevel = z.number().int().min(0).max(1_000_000).describe('Frame level, 0 = innermost.');
-export const stopId = z
-  .number()
-  .int()
-  .min(0)
-  .describe('Fail with stale_context unless this is still the current stop.');
-export const timeoutMs = z.number().int().min(1).max(3_600_000).describe('Wait for a stop, ms (default 30000).');
+export const threadId = z.number().int().min(1).max(10_000_000).describe('Default: current.');
+export const frameLevel = z.number().int().min(0).max(1_000_000).describe('0 = innermost.');
+export const stopId = z.number().int().min(0).describe('Else stale_context.');
+export const timeoutMs = z.number().int().min(1).max(3_600_000).describe('ms (default 30000).');
 export const onTimeout = z
   .enum(['return', 'interrupt'])
   .describe('At the deadline: return (state running) or interrupt and inspect.');
@@ -37,9 +33,9 @@ export const INSPECT_CHOICES = ['auto', 'none', ...VIEW_NAMES] as const;
 export const inspectPlan = z
   .array(z.enum(INSPECT_CHOICES))
   .max(6)
-  .describe('Views at the stop. auto: crash for a fatal signal, stop+threads after an interrupt, else stop.');
-export const stackDepth = z.number().int().min(1).max(200).describe('Frames per stack (default 16; 4 per thread).');
-export const includeLocals = z.boolean().describe("threads view: locals of each thread's first user frame.");
+  .describe('auto: crash if fatal signal, stop+threads if interrupted, else stop.');
+export const stackDepth = z.number().int().min(1).max(200).describe('Default 16 (4 per thread).');
+export const includeLocals = z.boolean().describe('threads: add locals.');
 
 /** Human-readable list of what was wrong with the arguments, one issue per field. */
 export function describeIssues(error: z.ZodError): { message: string; fields: string[] } {

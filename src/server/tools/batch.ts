@@ -123,11 +123,9 @@ async function runOne(
 
 export const batchTool = defineTool({
   name: 'dbg_batch',
-  title: 'Several reads at one stop',
-  description: [
-    'Runs up to 16 reads at one stop in one call, nothing in between. Ops: inspect (view, thread, frame, stack_depth, from), evaluate (expressions, thread, frame, format), memory (address, length), disassemble (function, start, end, count, with_source, thread, frame).',
-    "Results in order: each op's data or error.",
-  ].join(' '),
+  title: 'Batch of reads',
+  description:
+    'Up to 16 reads at one stop, nothing in between: inspect (view…), evaluate (expressions…), memory (address, length), disassemble (function, start, end…). Each result or error in order.',
   input,
   output,
   requires: ['stopped'],

@@ -19,22 +19,22 @@ const count = z.number().int().min(0).max(1e9);
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z.enum(ACTIONS).describe('list: with hit counts.'),
-  kind: z.enum(KINDS).optional().describe('set: default breakpoint.'),
+  action: z.enum(ACTIONS).describe('list: with hits.'),
+  kind: z.enum(KINDS).optional().describe('Default breakpoint.'),
   location: line(1024).optional().describe('main, file.c:42, *0x401000.'),
   condition: line(1024).optional().describe("C expression; '' removes."),
   temporary: z.boolean().optional().describe('Gone after one hit.'),
-  hardware: z.boolean().optional().describe('Needs a running program.'),
+  hardware: z.boolean().optional().describe('Program must run.'),
   ignore_count: count.optional().describe('Pass N hits.'),
   thread: z.number().int().min(1).max(1e7).optional().describe('Only this thread.'),
   expression: line(1024).optional().describe('An lvalue.'),
   access: z.enum(['write', 'read', 'access']).optional().describe('Default write.'),
   watch_location: z.boolean().optional().describe('Watch the address.'),
   event: z.enum(EVENTS).optional().describe('Caught event.'),
-  filter: line(256).optional().describe('Syscall or signal names, or a regexp.'),
+  filter: line(256).optional().describe('Syscalls, signals or a regexp.'),
   format: line(1024).optional().describe('C string body: x=%d\\n.'),
   format_args: z.array(line(1024)).max(16).optional().describe('Its expressions.'),
-  numbers: z.array(bpNumber).min(1).max(64).optional().describe('delete, enable, disable: "2", "2.1".'),
+  numbers: z.array(bpNumber).min(1).max(64).optional().describe('"2", "2.1".'),
   number: bpNumber.optional().describe('condition, ignore.'),
   count: count.optional().describe('ignore: hits to pass.'),
 });
@@ -193,13 +193,9 @@ const output = z.object({
 
 export const breakpointsTool = defineTool({
   name: 'dbg_breakpoints',
-  title: 'Breakpoints, watchpoints, catchpoints',
-  description: [
-    'Sets, changes and lists breakpoints of a loaded, stopped or exited program. set takes by kind: breakpoint: location, condition, temporary, hardware, ignore_count, thread;',
-    'watchpoint: expression, access, watch_location, condition (the stop gives old and new); catchpoint: event, filter, temporary;',
-    'dprintf: location, format, format_args (prints to the console dbg_io stream=debugger reads; no stop).',
-    'Answers the whole table with hits; an unresolved location is set pending, with a warning.',
-  ].join(' '),
+  title: 'Breakpoints',
+  description:
+    'Sets, changes or lists breakpoints (not while running). set by kind: breakpoint (location…); watchpoint (expression, access, watch_location); catchpoint (event, filter); dprintf (location, format, format_args; prints to dbg_io stream=debugger). Answers the table with hits.',
   input,
   output,
   requires: ['loaded', 'stopped', 'exited'],

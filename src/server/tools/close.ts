@@ -13,9 +13,9 @@ const output = z.object({
 
 export const closeTool = defineTool({
   name: 'dbg_close',
-  title: 'Close a session',
+  title: 'Close',
   description:
-    'Ends a session: kills the program it launched (detaches an attached one) and stops the debugger; no process stays. Idempotent: an unknown or closed id gives closed=false.',
+    'Ends a session: kills the program (detaches an attached one) and the debugger. Idempotent: an unknown id gives closed=false.',
   input: z.strictObject({ session_id: sessionId }),
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },

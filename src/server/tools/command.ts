@@ -137,16 +137,10 @@ const input = z.strictObject({
   session_id: sessionId,
   command: line(4096)
     .refine((s) => s.trim() !== '', 'is empty')
-    .describe('One line, e.g. "info frame", "record full".'),
+    .describe('One line, e.g. "info frame".'),
   thread: threadId.optional(),
   frame: frameLevel.optional(),
-  timeout_ms: z
-    .number()
-    .int()
-    .min(1)
-    .max(3_600_000)
-    .optional()
-    .describe('For the command and the stop it leads to, ms (default 30000).'),
+  timeout_ms: z.number().int().min(1).max(3_600_000).optional().describe('ms (default 30000).'),
 });
 
 const output = z.object({
@@ -159,12 +153,8 @@ const output = z.object({
 
 export const commandTool = defineTool({
   name: 'dbg_command',
-  title: 'Raw debugger command',
-  description: [
-    `Escape hatch: one GDB CLI command, run with the server's authority; returns its console output (${LIMITS.commandOutputMax} chars at most).`,
-    'One that resumes (continue, reverse-step…) waits for the stop like dbg_run.',
-    'Refused to protect the session, not as a sandbox: quit, detach, kill, attach, shell/!/pipe/make, multi-line commands (bare python, define…), tty, and settings the server relies on (pagination, confirm, mi-async…).',
-  ].join(' '),
+  title: 'Raw command',
+  description: `Escape hatch: one GDB CLI command, with the server's authority; its output (${LIMITS.commandOutputMax} chars at most). A resuming command waits for the stop. Refused to protect the session (not a sandbox): quit, kill, detach, attach, shell, multi-line commands, settings the server needs.`,
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },

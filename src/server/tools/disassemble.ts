@@ -164,10 +164,8 @@ export async function disassembleAt(
 export const disassembleTool = defineTool({
   name: 'dbg_disassemble',
   title: 'Disassemble',
-  description: [
-    'Disassembles (AT&T) around the pc of the frame (default), a function, or a start/end range, at most count instructions;',
-    'the text marks the pc =>. A loaded program: function or range.',
-  ].join(' '),
+  description:
+    'AT&T instructions around the pc (default), of a function, or a start/end range; the text marks the pc =>.',
   input,
   output,
   requires: ['stopped', 'loaded'],

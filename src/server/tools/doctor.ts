@@ -48,9 +48,8 @@ const output = z.object({
 
 export const doctorTool = defineTool({
   name: 'dbg_doctor',
-  title: 'What this machine can debug',
-  description:
-    'What works on this machine: each debugger and capability (gdb, inferior calls, attach, rr, gdbserver, lldb, wine…) with ok, detail and fix. Cached 5 minutes.',
+  title: 'Doctor',
+  description: 'What works here: each debugger and capability with ok, detail and fix. Cached 5 minutes.',
   input: z.strictObject({ refresh: z.boolean().optional().describe('Check again now.') }),
   output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -10,7 +10,7 @@ import { compact, type Wire } from '../wire.js';
 export const FORMATS = ['natural', 'hex', 'decimal', 'octal', 'binary'] as const;
 
 export const expressionList = z.array(line(4096)).min(1).max(16).describe('C expressions.');
-export const valueFormat = z.enum(FORMATS).describe('For scalars (default natural).');
+export const valueFormat = z.enum(FORMATS).describe('Scalars only.');
 
 const input = z.strictObject({
   session_id: sessionId,
@@ -104,12 +104,8 @@ function renderResult(r: Wire): string {
 
 export const evaluateTool = defineTool({
   name: 'dbg_evaluate',
-  title: 'Evaluate expressions',
-  description: [
-    'Evaluates C expressions (x, p->f, a[i], *p@4, casts, $rip) in a thread and frame of the stopped program (loaded: globals as built),',
-    `each to a value (cut at ${LIMITS.valueChars} characters) or its own error.`,
-    'assign changes the program first and answers old and new. Calls like f(1) need the server flag --inferior-calls on.',
-  ].join(' '),
+  title: 'Evaluate',
+  description: `C expressions (x, p->f, *p@4, $rip) in a thread and frame, each to a value (cut at ${LIMITS.valueChars} chars) or its own error. assign writes first and answers old and new. Calls like f(1) need --inferior-calls on.`,
   input,
   output,
   requires: ['stopped', 'loaded'],

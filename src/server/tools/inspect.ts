@@ -8,15 +8,15 @@ import { viewWire } from '../wire.js';
 
 const input = z.strictObject({
   session_id: sessionId,
-  view: z.enum(VIEW_NAMES).describe('crash: all-in-one for a fatal signal; threads: each with a short stack.'),
+  view: z.enum(VIEW_NAMES).describe('crash: all-in-one; threads: with stacks.'),
   thread: threadId.optional(),
   frame: frameLevel.optional(),
   stack_depth: stackDepth.optional(),
-  from: z.number().int().min(0).max(1_000_000).optional().describe('Paging: first frame (stack) or thread index.'),
+  from: z.number().int().min(0).max(1_000_000).optional().describe('Paging: first frame or thread.'),
   include_locals: includeLocals.optional(),
-  file: line(4096).optional().describe("source view: file (default: the frame's)."),
-  line: z.number().int().min(1).max(10_000_000).optional().describe('source view: line.'),
-  registers: z.array(line(32)).max(64).optional().describe('Register names (default: general).'),
+  file: line(4096).optional().describe('source: file.'),
+  line: z.number().int().min(1).max(10_000_000).optional().describe('source: line.'),
+  registers: z.array(line(32)).max(64).optional().describe('Default: general.'),
   stop_id: stopId.optional(),
 });
 
@@ -29,11 +29,9 @@ const output = z.object({
 
 export const inspectTool = defineTool({
   name: 'dbg_inspect',
-  title: 'Inspect the stopped program',
-  description: [
-    'One view of the stopped program. Bounded: stacks paged (stack_depth, then from=N), values cut at 300 chars, 32 variables per frame, 32 threads per page.',
-    'Pass stop_id to be sure the evidence is from the stop you reasoned about.',
-  ].join(' '),
+  title: 'Inspect',
+  description:
+    'One view of the stopped program, bounded: stacks paged (from), values cut at 300 chars, 32 variables a frame, 32 threads a page. stop_id guards against a program that moved.',
   input,
   output,
   requires: ['stopped'],

@@ -20,17 +20,12 @@ const POLL_MS = 25;
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z.enum(['read', 'write', 'eof']).describe('read output, write to stdin, or eof.'),
+  action: z.enum(['read', 'write', 'eof']).describe('write: to stdin.'),
   stream: z
     .enum(['program', 'debugger'])
     .optional()
-    .describe('read: program (default) or debugger (dprintf output, warnings).'),
-  cursor: z
-    .number()
-    .int()
-    .min(0)
-    .optional()
-    .describe('read: byte offset (default: where the last read ended; 0: oldest kept).'),
+    .describe('read: program (default) or debugger (dprintf, warnings).'),
+  cursor: z.number().int().min(0).optional().describe('read: byte offset (default: after the last read).'),
   max_bytes: z
     .number()
     .int()
@@ -38,12 +33,12 @@ const input = z.strictObject({
     .max(LIMITS.ioReadMax)
     .optional()
     .describe(`read: default ${LIMITS.ioReadDefault}.`),
-  wait_ms: z.number().int().min(0).max(10_000).optional().describe('read: wait up to this for new output.'),
+  wait_ms: z.number().int().min(0).max(10_000).optional().describe('read: ms to wait for output.'),
   data: z
     .string()
     .refine((s) => Buffer.byteLength(s) <= WRITE_MAX, `at most ${WRITE_MAX} bytes`)
     .optional()
-    .describe('write: text, at most 64 KiB.'),
+    .describe('write: text.'),
 });
 
 const output = z.object({
@@ -145,12 +140,9 @@ async function typeInto(send: () => Promise<void>): Promise<boolean> {
 
 export const ioTool = defineTool({
   name: 'dbg_io',
-  title: "The program's terminal",
-  description: [
-    "The program's own terminal: read its output from a byte cursor (gives next, dropped = bytes no longer kept, and more),",
-    'write its stdin (a line per newline; a stopped program reads it once resumed), or send eof.',
-    'Bad UTF-8 becomes U+FFFD; the text view escapes control characters.',
-  ].join(' '),
+  title: 'Program I/O',
+  description:
+    "The program's terminal: read output from a byte cursor (next, dropped, more), write stdin (a line per newline), or send eof. The text escapes control characters.",
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

@@ -96,11 +96,8 @@ export async function readMemoryAt(
 
 export const memoryTool = defineTool({
   name: 'dbg_memory',
-  title: 'Read or write memory',
-  description: [
-    `Reads up to ${LIMITS.memoryReadMax} bytes of the stopped program as hex and a dump (16 a line, ASCII), or writes bytes (destructive; read back after).`,
-    'A read running into unmapped memory returns the readable part and the unreadable count.',
-  ].join(' '),
+  title: 'Memory',
+  description: `Reads up to ${LIMITS.memoryReadMax} bytes as hex plus a dump, or writes bytes (read back after). Unmapped memory: the readable part and the unreadable count.`,
   input,
   output,
   requires: ['stopped'],

@@ -22,11 +22,7 @@ const ACTIONS = [
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z
-    .enum(ACTIONS)
-    .describe(
-      'step enters calls; finish leaves the frame; until/advance/jump take location; run starts a loaded program.',
-    ),
+  action: z.enum(ACTIONS).describe('until/advance/jump need location; wait: for a running program.'),
   count: z.number().int().min(1).max(10_000).optional().describe('Repeat a step.'),
   thread: threadId.optional(),
   location: line(1024).optional().describe('file.c:42, func or *ADDR.'),
@@ -50,11 +46,8 @@ const output = z.object({
 export const runTool = defineTool({
   name: 'dbg_run',
   title: 'Run control',
-  description: [
-    'Moves the program, waits for the next stop or exit (up to timeout_ms) and gathers the inspect plan there, as dbg_start.',
-    'At the deadline the state is running unless on_timeout=interrupt. interrupt stops a running program at once; kill ends it; restart reruns it.',
-    'On exit: exit code or signal, and breakpoints never hit.',
-  ].join(' '),
+  description:
+    'Moves the program, waits up to timeout_ms for the next stop or exit, gathers the inspect plan there. At the deadline: state running, unless on_timeout=interrupt. interrupt never waits behind other calls. On exit: code or signal, breakpoints never hit.',
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },

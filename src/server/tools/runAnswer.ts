@@ -99,8 +99,16 @@ export async function runAnswer(
   const requests = resolvePlan(outcome, options);
   const gathered = await gatherPlan(session, outcome, requests, options.signal);
   const { views, failures } = viewsWire(gathered);
-  const lines: string[] = [...(options.extraText ?? []), renderOutcome(outcome)];
-  for (const g of gathered) if (g.outcome.data) lines.push(...renderView(g.outcome.data));
+  const lines: string[] = [...(options.extraText ?? [])];
+  const rendered = gathered.flatMap((g) => (g.outcome.data ? [renderView(g.outcome.data)] : []));
+  // The crash view's first line says what the outcome line would (signal, address, thread).
+  const first = gathered[0]?.outcome.data;
+  if (outcome.kind === 'stopped' && first?.view === 'crash' && rendered[0]?.[0]) {
+    rendered[0][0] = `stop ${outcome.stopId}: ${rendered[0][0]}`;
+  } else {
+    lines.push(renderOutcome(outcome));
+  }
+  for (const r of rendered) lines.push(...r);
   if (failures) lines.push(...failures.map((f) => `not gathered: ${f}`));
   const data: Wire = { ...(options.extra ?? {}), outcome: outcomeWire(outcome) };
   if (Object.keys(views).length > 0) data['views'] = views;

@@ -64,9 +64,8 @@ const output = z.object({
 
 export const sessionsTool = defineTool({
   name: 'dbg_sessions',
-  title: 'List sessions',
-  description:
-    'Every open session: id, backend, program, args, state, stop_id, last stop or exit, pids, age_s, idle_s; and those closed for idleness (reaped).',
+  title: 'Sessions',
+  description: 'Open sessions (id, program, state, stop_id, last stop, pids, idle_s) and those closed for idleness.',
   input: z.strictObject({}),
   output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },

@@ -15,34 +15,32 @@ const oneLineArg = z
   .refine((s) => !s.includes('\0'), { message: 'must not contain NUL (it would end the argument early)' });
 
 export const startBreakpoint = z.strictObject({
-  location: line(1024).describe('Where to stop.'),
-  condition: line(1024).optional().describe('Stop only if true.'),
-  temporary: z.boolean().optional().describe('Delete after one hit.'),
+  location: line(1024).describe('Location.'),
+  condition: line(1024).optional().describe('If true.'),
+  temporary: z.boolean().optional().describe('One hit.'),
 });
 
 const input = z.strictObject({
-  program: line(4096).describe('Executable (absolute, or relative to the workspace root).'),
-  args: z.array(oneLineArg).max(64).optional().describe('argv[1..], literal (no shell).'),
-  cwd: line(4096).optional().describe('Working directory (default: the workspace root).'),
+  program: line(4096).describe('Executable.'),
+  args: z.array(oneLineArg).max(64).optional().describe('Literal argv[1..].'),
+  cwd: line(4096).optional().describe('Default: workspace root.'),
   env: z
     .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'not a variable name'), line(4096))
     .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
     .optional()
-    .describe('Added environment variables.'),
-  stdin: z.string().max(1_000_000).optional().describe("Typed into the program's terminal once it runs."),
-  stdin_eof: z.boolean().optional().describe('End-of-file after stdin (default true).'),
+    .describe('Extra variables.'),
+  stdin: z.string().max(1_000_000).optional().describe('Typed into its terminal.'),
+  stdin_eof: z.boolean().optional().describe('Then EOF (default true).'),
   breakpoints: z.array(startBreakpoint).max(16).optional().describe('Set before the run.'),
   stop: z
     .enum(['none', 'main', 'entry', 'no-run'])
     .optional()
-    .describe(
-      'none (default): run until a breakpoint, signal or exit; main; entry (first instruction); no-run: only load.',
-    ),
+    .describe('none (default): until breakpoint, signal or exit; entry: first instruction; no-run: load only.'),
   inspect: inspectPlan.optional(),
   stack_depth: stackDepth.optional(),
   include_locals: includeLocals.optional(),
   timeout_ms: timeoutMs.optional(),
-  on_timeout: onTimeout.optional().describe('Default here: interrupt.'),
+  on_timeout: onTimeout.optional().describe('Default: interrupt.'),
   backend: z.enum(['gdb', 'lldb', 'winedbg', 'rr']).optional().describe('Default gdb.'),
 });
 
@@ -63,13 +61,9 @@ const output = z.object({
 
 export const startTool = defineTool({
   name: 'dbg_start',
-  title: 'Start a debugging session',
-  description: [
-    'Creates a session, sets breakpoints, runs the program and returns the evidence where it stops, in one call.',
-    'A crash returns the crash view (signal, fault address, hint, stack with args, locals, source, instruction, last output); a hang (interrupted at timeout_ms) the stop and threads views.',
-    'Locations: main, file.c:42, *0x401000. Problems (no debug info, unresolved breakpoints) come as warnings.',
-    'Then: dbg_inspect, dbg_evaluate, dbg_run; dbg_close at the end.',
-  ].join(' '),
+  title: 'Start',
+  description:
+    'Starts a session and in one call sets breakpoints, runs, and returns the evidence where the program stops: crash view for a fatal signal, stop+threads for a hang interrupted at timeout_ms. Locations: main, file.c:42, *0x401000. Problems come as warnings. dbg_close at the end.',
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
