@@ -26,7 +26,7 @@ export interface CreatedServer {
  * tools/list is paid for by the agent on every turn, so the advertised JSON Schemas keep what
  * tells a model how to call (types, enums, descriptions, required fields, no unknown fields) and
  * lose what the server enforces and names in its error when hit: length and range caps, patterns,
- * the $schema URL and the empty shells of open objects. Output schemas keep only their shape.
+ * the $schema URL and the empty shells of open objects. Output schemas keep their field names.
  */
 const DROPPED = new Set([
   '$schema',
@@ -46,8 +46,8 @@ export function slimJsonSchema(node: unknown, output = false, depth = 0): unknow
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (DROPPED.has(key)) continue;
-    // An output's nested objects are documented by the tool, not spelled out here.
-    if (output && depth > 1 && (key === 'properties' || key === 'enum')) continue;
+    // An output schema names its top-level fields; their shapes are the tool's documented answer.
+    if (output && depth >= 1) continue;
     if (output && (key === 'required' || key === 'additionalProperties' || key === 'items')) continue;
     if (key === 'properties' && value && typeof value === 'object' && Object.keys(value).length === 0) continue;
     if (key === 'additionalProperties' && value && typeof value === 'object' && Object.keys(value).length === 0)

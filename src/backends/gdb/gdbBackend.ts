@@ -178,6 +178,9 @@ export class GdbBackend implements DebuggerBackend {
     const self = backend;
     const spawnError = new Promise<never>((_, reject) => {
       child.once('error', (err: NodeJS.ErrnoException) => {
+        // No process came to be: nothing to ask to exit, nothing to wait for.
+        self.exited = true;
+        connection.fail(`could not start ${gdbPath}: ${err.message}`);
         const message =
           err.code === 'ENOENT'
             ? `gdb not found (${gdbPath}): install gdb, or point --gdb at it`
@@ -232,9 +235,18 @@ export class GdbBackend implements DebuggerBackend {
     // Settings older or differently built GDBs may not have: failure is fine.
     const optional = [send('gdb-set', 'debuginfod enabled off'), send('gdb-set', 'print max-depth 8')];
     const version = this.connection.send('gdb-version', [], { timeoutMs, captureConsole: true });
-    await Promise.all(required);
-    await Promise.allSettled(optional);
-    const first = (await version).console.split('\n')[0]?.trim();
+    // Settle every pipelined command before judging: if gdb dies early, all of them fail at once,
+    // and none may be left rejecting with nobody listening.
+    const [requiredResults, , versionResult] = await Promise.all([
+      Promise.allSettled(required),
+      Promise.allSettled(optional),
+      Promise.allSettled([version]),
+    ]);
+    const failed = requiredResults.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    const v = versionResult[0];
+    if (v?.status === 'rejected') throw v.reason;
+    const first = v?.value.console.split('\n')[0]?.trim();
     if (first) this.info.version = first;
   }
 
