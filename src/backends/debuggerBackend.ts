@@ -31,6 +31,9 @@ export type BackendEvent =
   | { type: 'library-unloaded'; path: string }
   | { type: 'breakpoint-changed'; breakpoint: Breakpoint }
   | { type: 'breakpoint-deleted'; number: string }
+  /** Execution recording (reverse debugging) began or ended. */
+  | { type: 'record-started' }
+  | { type: 'record-stopped' }
   /** The debugger process itself is gone; nothing more will come. */
   | { type: 'died'; reason: string };
 
@@ -159,6 +162,9 @@ export interface DebuggerBackend {
   /** Asks a running program to stop; never waits behind other commands. */
   interrupt(): Promise<void>;
   kill(signal?: AbortSignal): Promise<void>;
+  /** Starts recording execution from here, so it can be run backwards (GDB: record full). */
+  startRecording(signal?: AbortSignal): Promise<void>;
+  stopRecording(signal?: AbortSignal): Promise<void>;
 
   writeStdin(data: string | Buffer): Promise<void>;
   sendEof(): Promise<void>;

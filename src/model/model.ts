@@ -136,6 +136,12 @@ export interface StopEvent {
   stoppedThreads?: 'all' | number[];
   /** True when the debugger is replaying recorded history rather than running live. */
   replaying?: boolean;
+  /** Reverse or replayed execution reached an end of the recorded history. */
+  history?: 'start' | 'end';
+  /** What recording said about this stop, in plain words with what to do (a limit, an unsupported instruction). */
+  recordNote?: string;
+  /** rr: the position in the trace (event number and ticks of the current thread). */
+  when?: { event?: number; ticks?: number };
 }
 
 export interface ExitEvent {

@@ -20,7 +20,7 @@ function stateLine(session: Session | undefined): string {
   if (!session) return '';
   const s = session.snapshot;
   const phase = s.state.phase;
-  return `[session ${session.id} · ${phase}${s.stopId > 0 ? ` · stop ${s.stopId}` : ''}]`;
+  return `[session ${session.id} · ${phase}${s.stopId > 0 ? ` · stop ${s.stopId}` : ''}${s.recording ? ' · recording' : ''}]`;
 }
 
 /** Cuts text to the budget on a line boundary, saying so. */

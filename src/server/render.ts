@@ -65,7 +65,7 @@ export function renderExit(e: ExitEvent): string {
 export function renderOutcome(o: RunOutcome): string {
   switch (o.kind) {
     case 'stopped':
-      return `stop ${o.stopId}: ${summarizeStop(o.stop)}`;
+      return `stop ${o.stopId}: ${summarizeStop(o.stop)}${o.stop.recordNote ? `\nrecord: ${o.stop.recordNote}` : ''}`;
     case 'exited':
       return renderExit(o.exit);
     case 'running':

@@ -67,6 +67,9 @@ export function stopWire(s: StopEvent, stopId?: number): Wire {
     new_program: s.newProgram,
     syscall: s.syscall,
     replaying: s.replaying,
+    history: s.history,
+    record_note: s.recordNote,
+    when: s.when,
   });
 }
 
@@ -238,6 +241,7 @@ export function sessionWire(s: Session): Wire {
     state: st.phase,
     stop_id: snap.stopId,
     exit_code: st.phase === 'exited' ? st.exit.code : undefined,
+    recording: snap.recording || undefined,
     reason: st.phase === 'dead' ? st.reason : undefined,
   });
 }

@@ -350,6 +350,19 @@ export function describeFrame(f: Frame | undefined): string {
 
 /** One line saying why the program stopped. */
 export function summarizeStop(stop: StopEvent): string {
+  const base = summarizeStopReason(stop);
+  const history =
+    stop.history === 'start'
+      ? ' (the start of the recorded history: nothing earlier was recorded)'
+      : stop.history === 'end'
+        ? ' (the end of the recorded history: continue forward runs live)'
+        : stop.replaying
+          ? ' (replaying recorded history)'
+          : '';
+  return `${base}${history}${stop.when?.event !== undefined ? ` [rr event ${stop.when.event}]` : ''}`;
+}
+
+function summarizeStopReason(stop: StopEvent): string {
   const where = describeFrame(stop.frame);
   switch (stop.reason) {
     case 'breakpoint-hit':
@@ -385,7 +398,7 @@ export function summarizeStop(stop: StopEvent): string {
     case 'syscall-return':
       return `${stop.reason === 'syscall-entry' ? 'entering' : 'returning from'} syscall ${stop.syscall ?? '?'} in ${where}`;
     case 'no-history':
-      return `reached the end of the recorded history in ${where}`;
+      return `stopped in ${where}`;
     case 'catchpoint':
       return `catchpoint ${stop.breakpoint ?? '?'}${stop.signal ? ` (${stop.signal.name})` : ''} hit in ${where}`;
     default:

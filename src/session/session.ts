@@ -32,7 +32,30 @@ export type RunOutcome =
   | { kind: 'running' }
   | { kind: 'dead'; reason: string };
 
-export type RunAction = ResumeAction | 'run' | 'restart' | 'kill' | 'interrupt' | 'wait';
+export const REVERSE_ACTIONS = [
+  'reverse_continue',
+  'reverse_step',
+  'reverse_next',
+  'reverse_stepi',
+  'reverse_nexti',
+  'reverse_finish',
+] as const;
+export type ReverseAction = (typeof REVERSE_ACTIONS)[number];
+
+export type RunAction =
+  | ResumeAction
+  | ReverseAction
+  | 'run'
+  | 'restart'
+  | 'kill'
+  | 'interrupt'
+  | 'wait'
+  | 'record_start'
+  | 'record_stop';
+
+function isReverse(action: RunAction): action is ReverseAction {
+  return (REVERSE_ACTIONS as readonly string[]).includes(action);
+}
 
 export interface RunRequest {
   action: RunAction;
@@ -71,6 +94,8 @@ export class Session {
   /** The start mode of the first run, reused by restart. */
   private startMode: StartMode = 'none';
   private loadReport: LoadReport | undefined;
+  /** Whether the target can always run backwards (an rr replay), recording or not. */
+  reversible = false;
 
   constructor(
     readonly id: string,
@@ -265,9 +290,23 @@ export class Session {
       await this.backend.start(this.startMode, signal);
       return this.waitForStop(epoch, timeoutMs, request, signal);
     }
+    if (action === 'record_start' || action === 'record_stop') {
+      this.requirePhase(['stopped'], action === 'record_start' ? 'start recording' : 'stop recording');
+      if (action === 'record_start') await this.backend.startRecording(signal);
+      else await this.backend.stopRecording(signal);
+      return this.outcome();
+    }
     this.requirePhase(['stopped'], `${action}`);
+    if (isReverse(action) && !this.snap.recording && !this.reversible) {
+      throw new DebuggerError(
+        'wrong_state',
+        `cannot ${action}: nothing is recorded. Call dbg_run action=record_start at a stop (or dbg_start record=true) and move forward first; reverse execution covers what was recorded`,
+        { state: this.snap.state.phase },
+      );
+    }
     const epoch = this.snap.epoch;
-    await this.backend.resume(action as ResumeAction, request.options ?? {}, signal);
+    const resume = isReverse(action) ? (action.slice('reverse_'.length) as ResumeAction) : (action as ResumeAction);
+    await this.backend.resume(resume, { ...request.options, ...(isReverse(action) ? { reverse: true } : {}) }, signal);
     return this.waitForStop(epoch, timeoutMs, request, signal);
   }
 

@@ -29,6 +29,8 @@ export interface SessionSnapshot {
   readonly inferiors: ReadonlyMap<string, number>;
   readonly libraries: readonly Library[];
   readonly breakpoints: ReadonlyMap<string, Breakpoint>;
+  /** Whether execution is being recorded (reverse execution is possible). */
+  readonly recording: boolean;
   /** Exit codes reported per inferior (=thread-group-exited), for the exit evidence. */
   readonly lastInferiorExit: { group: string; code?: number } | undefined;
 }
@@ -50,6 +52,7 @@ export function initialSnapshot(): SessionSnapshot {
     inferiors: new Map(),
     libraries: [],
     breakpoints: new Map(),
+    recording: false,
     lastInferiorExit: undefined,
   };
 }
@@ -83,10 +86,16 @@ export function transition(s: SessionSnapshot, e: SessionEvent): SessionSnapshot
         e.exit.code === undefined && e.exit.signal === undefined && s.lastInferiorExit?.code !== undefined
           ? { ...e.exit, code: s.lastInferiorExit.code }
           : e.exit;
-      return { ...s, state: { phase: 'exited', exit }, threads: new Map(), inferiors: new Map() };
+      return { ...s, state: { phase: 'exited', exit }, threads: new Map(), inferiors: new Map(), recording: false };
     }
     case 'killed':
-      return { ...s, state: { phase: 'exited', exit: { killed: true } }, threads: new Map(), inferiors: new Map() };
+      return {
+        ...s,
+        state: { phase: 'exited', exit: { killed: true } },
+        threads: new Map(),
+        inferiors: new Map(),
+        recording: false,
+      };
     case 'died':
     case 'lost':
       return { ...s, state: { phase: 'dead', reason: e.reason }, threads: new Map(), inferiors: new Map() };
@@ -111,6 +120,9 @@ export function transition(s: SessionSnapshot, e: SessionEvent): SessionSnapshot
       return { ...s, libraries: s.libraries.filter((l) => l.path !== e.path) };
     case 'breakpoint-changed':
       return { ...s, breakpoints: withMap(s.breakpoints, e.breakpoint.number, e.breakpoint) };
+    case 'record-started':
+    case 'record-stopped':
+      return { ...s, recording: e.type === 'record-started' };
     case 'breakpoint-deleted':
       return { ...s, breakpoints: withMap(s.breakpoints, e.number, undefined) };
   }

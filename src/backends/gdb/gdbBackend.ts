@@ -65,6 +65,7 @@ import type {
   ValueFormat,
 } from '../debuggerBackend.js';
 import { planArguments } from './gdbArguments.js';
+import { isReplaying, readRecordNotes } from './gdbRecord.js';
 
 export interface GdbBackendOptions {
   /** The gdb executable; default "gdb" on PATH. */
@@ -86,6 +87,26 @@ export interface GdbBackendOptions {
   allowInferiorCalls?: boolean;
   /** Skip the program terminal (targets that are not launched here: cores, remotes). */
   noTerminal?: boolean;
+}
+
+/** The backend's inner channel for target set-up (gdbTargets.ts): cores, attach, remote links. */
+export interface GdbPort {
+  mi(operation: string, args?: readonly string[] | { raw: string }, options?: MiSendOptions): Promise<MiCommandResult>;
+  cli(text: string, options?: MiSendOptions): Promise<MiCommandResult>;
+  emit(event: BackendEvent): void;
+  /** Calls `listener` with every console and log line GDB prints; returns the unsubscribe. */
+  watchText(listener: (text: string) => void): () => void;
+  /** The target's pids belong to a core or another machine: closing never signals them here. */
+  foreignPids(): void;
+}
+
+/**
+ * The general registers lead GDB's list, before the first floating-point or vector one:
+ * x86-64 rax…gs (24), AArch64 x0…cpsr (34), ARM r0…pc.
+ */
+export function generalRegisterCount(names: readonly string[]): number {
+  const i = names.findIndex((n) => /^(st|v|xmm|ymm|zmm|q|d|f)\d+$|^(fpsr|fpcr|fctrl|mxcsr|fps)$/.test(n));
+  return Math.min(i < 0 ? names.length : i, 48);
 }
 
 const FAULT_SIGNALS = new Set(['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL']);
@@ -112,10 +133,18 @@ export class GdbBackend implements DebuggerBackend {
   /** Console text GDB printed on its own (dprintf output, warnings), not as a command's answer. */
   readonly console = new OutputRing(CONSOLE_TAIL_BYTES);
   private attached = false;
+  /** False for cores and remote targets: their pids are not processes of this machine to signal. */
+  private pidsAreLocal = true;
+  /** Listeners for every console and log line, captured or not (gdbTargets.ts watches the link). */
+  private readonly textWatchers = new Set<(text: string) => void>();
   /** The thread of the latest stop: GDB selects it, and frame-only selectors refer to it. */
   private stopThread = 1;
   /** Where the console ring stood when the program last resumed: what GDB said since is about this run. */
   private consoleAtResume = 0;
+  /** Whether GDB's process record is on (=record-started … =record-stopped). */
+  private recording = false;
+  /** Whether the latest resume ran backwards: it decides which end of history a stop is at. */
+  private reversing = false;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -293,6 +322,7 @@ export class GdbBackend implements DebuggerBackend {
       case 'log':
         // A command's own answer is returned to its caller; the ring keeps what GDB said unasked.
         if (!captured) this.console.write(Buffer.from(record.text));
+        for (const watch of this.textWatchers) watch(record.text);
         return;
       case 'raw':
         if (record.text.trim() !== '')
@@ -344,6 +374,11 @@ export class GdbBackend implements DebuggerBackend {
         if (id !== undefined) this.emit({ type: 'breakpoint-deleted', number: id });
         return;
       }
+      case 'record-started':
+      case 'record-stopped':
+        this.recording = kind === 'record-started';
+        this.emit({ type: kind });
+        return;
       default:
         return;
     }
@@ -360,6 +395,7 @@ export class GdbBackend implements DebuggerBackend {
     const stop = narrowStop(results);
     if (stop.threadId !== undefined) this.stopThread = stop.threadId;
     if (stop.reason === 'unknown' && stop.breakpoint === undefined) this.signalCatchpoint(stop);
+    if (this.recording || stop.reason === 'no-history') await this.readRecording(stop);
     if (stop.signal && FAULT_SIGNALS.has(stop.signal.name)) {
       try {
         const args = stop.threadId === undefined ? [] : ['--thread', String(stop.threadId)];
@@ -390,6 +426,33 @@ export class GdbBackend implements DebuggerBackend {
     stop.reason = 'catchpoint';
     stop.breakpoint = m[1];
     stop.signal = { name: m[2], meaning: 'caught before delivery' };
+  }
+
+  /** What recording said about this stop: an end of history, a limit it hit, replay or live. */
+  private async readRecording(stop: StopEvent): Promise<void> {
+    const notes = readRecordNotes(this.console.read(this.consoleAtResume, 64 * 1024).data.toString('utf8'));
+    // GDB says "No more reverse-execution history" at both ends; the direction of travel tells which.
+    if (stop.reason === 'no-history' || notes.history) stop.history = this.reversing ? 'start' : 'end';
+    // Going backwards GDB names the values in the direction of travel; the program wrote them the
+    // other way round, which is what the agent reasons about.
+    if (this.reversing && stop.watch && (stop.watch.old !== undefined || stop.watch.new !== undefined)) {
+      const { old, new: next } = stop.watch;
+      stop.watch = { ...stop.watch, old: next, new: old };
+    }
+    if (notes.note) stop.recordNote = notes.note;
+    try {
+      const info = await this.cli('info record', { timeoutMs: 2000, captureConsole: true });
+      if (/No record target is currently active|No recording is currently active/i.test(info.console)) {
+        if (this.recording) {
+          this.recording = false;
+          this.emit({ type: 'record-stopped' });
+        }
+      } else if (isReplaying(info.console)) {
+        stop.replaying = true;
+      }
+    } catch {
+      // Replay state unknown: say nothing rather than guess.
+    }
   }
 
   private collectStderr(chunk: Buffer): void {
@@ -468,6 +531,7 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   async start(mode: StartMode, signal?: AbortSignal): Promise<void> {
+    this.reversing = false;
     if (mode === 'entry') {
       await this.cli('starti', { signal });
     } else if (mode === 'main') {
@@ -478,6 +542,7 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   async resume(action: ResumeAction, options: ResumeOptions, signal?: AbortSignal): Promise<void> {
+    this.reversing = options.reverse === true;
     const args = this.selector({ threadId: options.threadId });
     if (options.reverse) args.push('--reverse');
     const count = options.count !== undefined && options.count > 1 ? [String(options.count)] : [];
@@ -518,6 +583,17 @@ export class GdbBackend implements DebuggerBackend {
 
   async interrupt(): Promise<void> {
     await this.mi('exec-interrupt', [], { timeoutMs: 5000 });
+  }
+
+  async startRecording(signal?: AbortSignal): Promise<void> {
+    // Hardware watchpoints did not fire in reverse here; software ones stop at the writing line.
+    await this.mi('gdb-set', { raw: 'can-use-hw-watchpoints 0' }, { signal });
+    await this.cli('record full', { signal });
+  }
+
+  async stopRecording(signal?: AbortSignal): Promise<void> {
+    await this.cli('record stop', { signal });
+    await this.mi('gdb-set', { raw: 'can-use-hw-watchpoints 1' }, { signal });
   }
 
   async kill(signal?: AbortSignal): Promise<void> {
@@ -789,7 +865,8 @@ export class GdbBackend implements DebuggerBackend {
       }
     } else {
       // The general registers: the first block of named ones, before vector state.
-      numbers = names.flatMap((n, i) => (n !== '' && i < 24 ? [String(i)] : []));
+      const general = generalRegisterCount(names);
+      numbers = names.flatMap((n, i) => (n !== '' && i < general ? [String(i)] : []));
     }
     const fmt = { natural: 'N', hex: 'x', decimal: 'd', octal: 'o', binary: 't' }[selector.format ?? 'hex'];
     const r = await this.mi(
@@ -928,6 +1005,22 @@ export class GdbBackend implements DebuggerBackend {
   // ---- the end --------------------------------------------------------------------------
 
   /** Marks the target as attached: closing detaches rather than kills. */
+  /** What gdbTargets.ts needs to open cores, attach and connect: MI, events, and GDB's words. */
+  get port(): GdbPort {
+    return {
+      mi: (operation, args, options) => this.mi(operation, args, options),
+      cli: (text, options) => this.cli(text, options),
+      emit: (event) => this.emit(event),
+      watchText: (listener) => {
+        this.textWatchers.add(listener);
+        return () => this.textWatchers.delete(listener);
+      },
+      foreignPids: () => {
+        this.pidsAreLocal = false;
+      },
+    };
+  }
+
   setAttached(attached: boolean): void {
     this.attached = attached;
   }
@@ -945,7 +1038,7 @@ export class GdbBackend implements DebuggerBackend {
       await this.mi('gdb-exit', [], { timeoutMs: 1000 }).catch(() => {});
     }
     await stopGroup(this.child, { termAfterMs: 1000, killAfterMs: 1000 });
-    if (!this.attached) {
+    if (!this.attached && this.pidsAreLocal) {
       // GDB kills its program on exit (and PTRACE_O_EXITKILL when it dies); this is the belt.
       for (const pid of pids) {
         try {

@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { REVERSE_ACTIONS } from '../../session/session.js';
 import { defineTool } from '../defineTool.js';
 import { includeLocals, inspectPlan, line, onTimeout, sessionId, stackDepth, threadId, timeoutMs } from '../schemas.js';
 import { runAnswer } from './runAnswer.js';
@@ -18,6 +19,9 @@ const ACTIONS = [
   'kill',
   'restart',
   'run',
+  'record_start',
+  'record_stop',
+  ...REVERSE_ACTIONS,
 ] as const;
 
 const input = z.strictObject({

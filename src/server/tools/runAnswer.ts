@@ -107,6 +107,8 @@ export async function runAnswer(
     rendered[0][0] = `stop ${outcome.stopId}: ${rendered[0][0]}`;
   } else {
     lines.push(renderOutcome(outcome));
+    // The stop view opens with the same summary the outcome line just gave.
+    if (first?.view === 'stop') rendered[0]?.shift();
   }
   for (const r of rendered) lines.push(...r);
   if (failures) lines.push(...failures.map((f) => `not gathered: ${f}`));

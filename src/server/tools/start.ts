@@ -1,4 +1,5 @@
 import * as z from 'zod/v4';
+import { recordEnvironment } from '../../backends/gdb/gdbRecord.js';
 import type { Breakpoint } from '../../model/model.js';
 import type { RunOutcome, Session } from '../../session/session.js';
 import { DebuggerError } from '../../util/errors.js';
@@ -8,6 +9,7 @@ import { renderBreakpoint } from '../render.js';
 import { includeLocals, inspectPlan, line, onTimeout, stackDepth, timeoutMs } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
 import { runAnswer } from './runAnswer.js';
+import { startRecorded } from './startRecord.js';
 
 const oneLineArg = z
   .string()
@@ -42,6 +44,7 @@ const input = z.strictObject({
   timeout_ms: timeoutMs.optional(),
   on_timeout: onTimeout.optional().describe('Default: interrupt.'),
   backend: z.enum(['gdb', 'lldb', 'winedbg', 'rr']).optional().describe('Default gdb.'),
+  record: z.boolean().optional().describe('Record from main on, for reverse execution (slow).'),
 });
 
 const output = z.object({
@@ -79,7 +82,12 @@ export const startTool = defineTool({
     const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
     ctx.progress(0, 'starting the debugger');
     const { session, report } = await ctx.sessions.launch(
-      { program, args: args.args ?? [], ...(cwd ? { cwd } : {}), ...(args.env ? { env: args.env } : {}) },
+      {
+        program,
+        args: args.args ?? [],
+        ...(cwd ? { cwd } : {}),
+        ...(args.record ? { env: recordEnvironment(args.env) } : args.env ? { env: args.env } : {}),
+      },
       ctx.signal,
     );
     const warnings = [...report.warnings];
@@ -103,7 +111,18 @@ export const startTool = defineTool({
         };
       }
       ctx.progress(0, 'running the program');
-      const outcome = await startRun(session, stop, args, ctx, warnings);
+      const outcome = args.record
+        ? await startRecorded(
+            session,
+            stop,
+            (mode) => startRun(session, mode, args, ctx, warnings),
+            (ms) =>
+              session.run({ action: 'continue', timeoutMs: ms, onTimeout: args.on_timeout ?? 'interrupt' }, ctx.signal),
+            args.timeout_ms ?? ctx.config.runTimeoutMs,
+            warnings,
+            ctx.signal,
+          )
+        : await startRun(session, stop, args, ctx, warnings);
       const answer = await runAnswer(session, outcome, {
         inspect: args.inspect,
         stackDepth: args.stack_depth,

@@ -1,0 +1,81 @@
+// Reverse execution with GDB's process record, through the server: from a crash back to the
+// write that caused it.
+import { describe, expect, it } from 'vitest';
+import { lineOf } from '../helpers/markers.js';
+import { startServer } from '../helpers/mcp.js';
+import { fixture } from '../helpers/paths.js';
+
+describe('reverse execution (record full)', () => {
+  it('runs to the crash recorded, then a watchpoint run backwards finds the corrupting write', async () => {
+    const h = await startServer();
+    const start = await h.call('dbg_start', { program: fixture('corrupt'), record: true });
+    expect(start.data.outcome).toMatchObject({
+      kind: 'stopped',
+      signal: 'SIGSEGV',
+      frame: { line: lineOf('corrupt.c', '@crash') },
+    });
+    expect(start.data.session.recording).toBe(true);
+    expect(start.data.warnings.join('\n')).toMatch(/GLIBC_TUNABLES/);
+    const id = start.data.session_id;
+    const watch = await h.call('dbg_breakpoints', {
+      session_id: id,
+      action: 'set',
+      kind: 'watchpoint',
+      expression: 'state.guard',
+    });
+    expect(watch.isError).toBe(false);
+    const back = await h.call('dbg_run', { session_id: id, action: 'reverse_continue' });
+    expect(back.data.outcome).toMatchObject({
+      reason: 'watchpoint-trigger',
+      replaying: true,
+      frame: { function: 'fill', line: lineOf('corrupt.c', '@write') },
+      // In the program's own order: the guard held 42 and the write made it 40.
+      watch: { expression: 'state.guard', old: '42', new: '40' },
+    });
+    const locals = await h.call('dbg_inspect', { session_id: id, view: 'locals' });
+    expect(locals.data.data.variables).toContainEqual({ name: 'i', value: '4', type: 'int' });
+  });
+
+  it('steps back into a call, finishes backwards out of it, and reports the ends of history', async () => {
+    const h = await startServer();
+    const start = await h.call('dbg_start', {
+      program: fixture('corrupt'),
+      record: true,
+      breakpoints: [{ location: `corrupt.c:${lineOf('corrupt.c', '@after')}` }],
+    });
+    const id = start.data.session_id;
+    expect(start.data.outcome).toMatchObject({ reason: 'breakpoint-hit', frame: { function: 'main' } });
+    // Stepping backwards from after fill(4) enters fill at its end, then the last call of scale.
+    const intoFill = await h.call('dbg_run', { session_id: id, action: 'reverse_step' });
+    expect(intoFill.data.outcome).toMatchObject({ replaying: true, frame: { function: 'fill' } });
+    const intoScale = await h.call('dbg_run', { session_id: id, action: 'reverse_step', count: 2 });
+    expect(intoScale.data.outcome.frame).toMatchObject({ function: 'scale', args: [{ name: 'v', value: '4' }] });
+    const out = await h.call('dbg_run', { session_id: id, action: 'reverse_finish' });
+    expect(out.data.outcome.frame).toMatchObject({ function: 'fill', line: lineOf('corrupt.c', '@write') });
+    const origin = await h.call('dbg_run', { session_id: id, action: 'reverse_continue' });
+    expect(origin.data.outcome).toMatchObject({ history: 'start', frame: { function: 'main' } });
+    expect(origin.text).toMatch(/start of the recorded history/);
+    const end = await h.call('dbg_run', { session_id: id, action: 'continue' });
+    expect(end.data.outcome).toMatchObject({ history: 'end', frame: { line: lineOf('corrupt.c', '@after') } });
+    const live = await h.call('dbg_run', { session_id: id, action: 'continue' });
+    expect(live.data.outcome).toMatchObject({ signal: 'SIGSEGV', frame: { line: lineOf('corrupt.c', '@crash') } });
+  });
+
+  it('refuses to run backwards when nothing is recorded, and records from a stop on request', async () => {
+    const h = await startServer();
+    const start = await h.call('dbg_start', { program: fixture('corrupt'), stop: 'main' });
+    const id = start.data.session_id;
+    const refused = await h.call('dbg_run', { session_id: id, action: 'reverse_step' });
+    expect(refused).toMatchObject({ isError: true, code: 'wrong_state' });
+    expect(refused.data.error.message).toMatch(/record_start/);
+    const rec = await h.call('dbg_run', { session_id: id, action: 'record_start' });
+    expect(rec.data.session.recording).toBe(true);
+    // Without record=true glibc's vector routines run, and record full stops on them, saying so.
+    const run = await h.call('dbg_run', { session_id: id, action: 'continue' });
+    const note: string = run.data.outcome.record_note ?? '';
+    if (note) expect(note).toMatch(/cannot step instruction .* record=true/);
+    else expect(run.data.outcome.signal).toBe('SIGSEGV'); // a CPU without those instructions records through
+    const stopped = await h.call('dbg_run', { session_id: id, action: 'record_stop' });
+    expect(stopped.data.session.recording).toBeUndefined();
+  });
+});
