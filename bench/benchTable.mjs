@@ -1,19 +1,13 @@
 // Formats benchmark rows as one plain-text table. A row is
-// { name, mbPerSec, target, ratioToJsonParse, pass } plus optional display overrides:
-// `measured` and `targetText` (strings) for rows that are not a throughput.
+// { name, measured, target, ratio, pass }: `measured`, `target` and `ratio` are display strings
+// (ratio: against the reference measured in the same run, or '—' where there is none).
 
 function cells(row) {
-  return [
-    row.name,
-    row.measured ?? `${row.mbPerSec.toFixed(1)} MB/s`,
-    row.targetText ?? `≥ ${row.target} MB/s`,
-    typeof row.ratioToJsonParse === 'number' ? `${row.ratioToJsonParse.toFixed(2)}× JSON.parse` : '—',
-    row.pass ? 'pass' : 'FAIL',
-  ];
+  return [row.name, row.measured, row.target, row.ratio ?? '—', row.pass ? 'pass' : 'FAIL'];
 }
 
 export function formatBenchTable(rows) {
-  const header = ['name', 'measured', 'target', 'ratio to reference', 'pass'];
+  const header = ['benchmark', 'measured', 'target', 'against the reference', 'pass'];
   const body = rows.map(cells);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (r) => `| ${r.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;

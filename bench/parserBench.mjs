@@ -96,12 +96,10 @@ function throughputRow(mi, name, bytes, target, runs) {
   const mbPerSec = bytes.length / 1e6 / (ms / 1000);
   return {
     name,
-    mbPerSec,
-    target,
-    ratioToJsonParse: ms / jsonMs,
+    measured: `${mbPerSec.toFixed(1)} MB/s`,
+    target: `≥ ${target} MB/s`,
+    ratio: `${(ms / jsonMs).toFixed(2)}× JSON.parse of the same records`,
     pass: mbPerSec >= target,
-    ms,
-    jsonMs,
   };
 }
 
@@ -112,20 +110,29 @@ export async function runParserBench() {
   const synthetic = throughputRow(mi, 'mi parse: synthetic 50,000 lines', small, TARGETS.syntheticMbPerSec, 9);
   const bigRow = throughputRow(mi, 'mi parse: big (3 huge lines)', big, TARGETS.bigMbPerSec, 9);
 
-  // Scaling: ten times the lines should cost about ten times the time. Measured right after the
-  // small run, so both see the same machine state.
+  // Scaling: ten times the lines should cost about ten times the time. The two sizes take turns,
+  // so a busy moment on a shared machine hits both rather than one.
   const large = input('synthetic-500000-1', ['500000', '1']);
-  const smallMs = best(() => parseStream(mi, small), 5);
-  const largeMs = best(() => parseStream(mi, large), 3, 1);
+  parseStream(mi, large);
+  let smallMs = Number.POSITIVE_INFINITY;
+  let largeMs = Number.POSITIVE_INFINITY;
+  for (let round = 0; round < 4; round++) {
+    smallMs = Math.min(
+      smallMs,
+      best(() => parseStream(mi, small), 2, round === 0 ? 2 : 0),
+    );
+    largeMs = Math.min(
+      largeMs,
+      best(() => parseStream(mi, large), 1, 0),
+    );
+  }
   const scaling = largeMs / smallMs;
   const scalingRow = {
     name: 'mi parse: 500,000 vs 50,000 lines',
-    mbPerSec: large.length / 1e6 / (largeMs / 1000),
-    target: TARGETS.maxScaling,
-    ratioToJsonParse: undefined,
-    pass: scaling <= TARGETS.maxScaling,
     measured: `${scaling.toFixed(2)}× the time`,
-    targetText: `≤ ${TARGETS.maxScaling}× the time`,
+    target: `≤ ${TARGETS.maxScaling}× the time`,
+    ratio: '—',
+    pass: scaling <= TARGETS.maxScaling,
   };
   return [synthetic, bigRow, scalingRow];
 }

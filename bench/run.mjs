@@ -1,15 +1,37 @@
 #!/usr/bin/env node
+
 // Runs every benchmark, prints one table, and exits non-zero when any target is missed.
 //   npm run bench   (builds first)
 // A benchmark is an async function returning rows (see benchTable.mjs); add new ones to BENCHES.
+// Each measures against its reference in the same run, taking turns, so drift hits both sides.
 
 import { formatBenchTable } from './benchTable.mjs';
+import { runColdStartBench } from './coldStartBench.mjs';
+import { runCrashTurnBench } from './crashTurnBench.mjs';
+import { runHugeDataBench } from './hugeDataBench.mjs';
+import { runOverheadBench } from './overheadBench.mjs';
 import { runParserBench } from './parserBench.mjs';
+import { runScaleBench } from './scaleBench.mjs';
 
-const BENCHES = [runParserBench];
+const BENCHES = [
+  ['per-call overhead', runOverheadBench],
+  ['crash turn', runCrashTurnBench],
+  ['cold start', runColdStartBench],
+  ['scale', runScaleBench],
+  ['huge data', runHugeDataBench],
+  ['MI parser', runParserBench],
+];
 
 const rows = [];
-for (const bench of BENCHES) rows.push(...(await bench()));
+for (const [name, bench] of BENCHES) {
+  process.stderr.write(`bench: ${name}…\n`);
+  try {
+    rows.push(...(await bench()));
+  } catch (e) {
+    // A benchmark that cannot run has missed its targets: say why in its row.
+    rows.push({ name, measured: `error: ${(e?.message ?? String(e)).split('\n')[0]}`, target: '—', pass: false });
+  }
+}
 console.log(formatBenchTable(rows));
 const missed = rows.filter((row) => !row.pass);
 if (missed.length > 0) {

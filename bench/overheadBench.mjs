@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// Per-call overhead: dbg_evaluate and dbg_inspect view=stack through the built server over stdio,
+// against the very MI commands those calls send, written straight to a bare gdb through a pipe
+// (the physical limit). Both gdbs stop at the same place of the same program; the two sides take
+// turns in blocks, so drift on this shared machine hits both.
+//
+//   npm run build && node bench/overheadBench.mjs
+
+import { pathToFileURL } from 'node:url';
+import { buildFixtures, fixture, interleave, median, ms, nowMs, ok, RawGdb, startServer } from './benchSupport.mjs';
+import { formatBenchTable } from './benchTable.mjs';
+
+const DEPTH = '20'; // frames of recursion: a stack page (16 frames + 1 probe) is full
+const EVALUATE = { calls: 1000, block: 50 };
+const STACK = { calls: 200, block: 10 };
+const STACK_MAX_RATIO = 1.25;
+
+async function timed(times, fn) {
+  const samples = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = nowMs();
+    await fn();
+    samples.push(nowMs() - t0);
+  }
+  return samples;
+}
+
+/** The call's own time (the SDK's callTool, nothing the benchmark does with the answer after). */
+async function calls(times, server, tool, args) {
+  const samples = [];
+  for (let i = 0; i < times; i++) samples.push(ok(await server.call(tool, args), tool).ms);
+  return samples;
+}
+
+export async function runOverheadBench(serverArgs = []) {
+  buildFixtures();
+  const program = fixture('recurse');
+  const server = await startServer(serverArgs);
+  const raw = await RawGdb.start(program, [DEPTH]);
+  try {
+    const started = ok(
+      await server.call('dbg_start', {
+        program,
+        args: [DEPTH],
+        breakpoints: [{ location: 'bottom' }],
+        inspect: ['none'],
+      }),
+      'dbg_start',
+    );
+    const sessionId = started.data.session_id;
+    await raw.send('-break-insert -f -- bottom');
+    await raw.send('-exec-run');
+    await raw.stopped();
+
+    // dbg_evaluate of one expression sends one -data-evaluate-expression.
+    const evaluate = { session_id: sessionId, expressions: ['depth'] };
+    const serverEval = () => calls(EVALUATE.block, server, 'dbg_evaluate', evaluate);
+    const rawEval = () => timed(EVALUATE.block, () => raw.send('-data-evaluate-expression depth'));
+    // view=stack sends a page of frames plus one (is there more?), then their arguments.
+    const stack = { session_id: sessionId, view: 'stack' };
+    const serverStack = () => calls(STACK.block, server, 'dbg_inspect', stack);
+    const rawStack = () =>
+      timed(STACK.block, async () => {
+        await raw.send('-stack-list-frames 0 16');
+        await raw.send('-stack-list-arguments --simple-values 0 16');
+      });
+
+    // Warm both sides (JIT, gdb's caches) before anything counts.
+    await serverEval();
+    await rawEval();
+    await serverStack();
+    await rawStack();
+
+    // The floor: an MCP round trip through the same client and server with no debugger work.
+    const ping = () =>
+      timed(STACK.block, async () => {
+        await server.client.ping();
+      });
+    await ping();
+
+    const ev = await interleave(EVALUATE.calls / EVALUATE.block, serverEval, rawEval);
+    const st = await interleave(STACK.calls / STACK.block, serverStack, rawStack);
+    const pings = await interleave(STACK.calls / STACK.block, ping, rawStack);
+    const evRatio = median(ev.a) / median(ev.b);
+    const stRatio = median(st.a) / median(st.b);
+    const floor = (median(pings.a) + median(pings.b)) / median(pings.b);
+    return [
+      {
+        name: `dbg_evaluate ×${EVALUATE.calls} (median per call)`,
+        measured: ms(median(ev.a)),
+        target: 'reported',
+        ratio: `${evRatio.toFixed(2)}× raw MI (${ms(median(ev.b))})`,
+        pass: true,
+      },
+      {
+        name: `dbg_inspect stack ×${STACK.calls} (median per call)`,
+        measured: ms(median(st.a)),
+        target: `≤ ${STACK_MAX_RATIO}× raw MI`,
+        ratio: `${stRatio.toFixed(2)}× raw MI (${ms(median(st.b))})`,
+        pass: stRatio <= STACK_MAX_RATIO,
+      },
+      {
+        name: 'MCP round trip with no debugger work (ping)',
+        measured: ms(median(pings.a)),
+        target: 'reported',
+        ratio: `a stack view could at best be ${floor.toFixed(2)}× raw MI`,
+        pass: true,
+      },
+    ];
+  } finally {
+    await server.close();
+    await raw.close();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const rows = await runOverheadBench();
+  console.log(formatBenchTable(rows));
+  if (rows.some((row) => !row.pass)) process.exitCode = 1;
+}
