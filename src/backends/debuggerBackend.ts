@@ -161,6 +161,11 @@ export interface DebuggerBackend {
   resume(action: ResumeAction, options: ResumeOptions, signal?: AbortSignal): Promise<void>;
   /** Asks a running program to stop; never waits behind other commands. */
   interrupt(): Promise<void>;
+  /**
+   * When `interrupt` brought no stop: the next harder way to stop the program (`step` 1, 2, …),
+   * saying what it did, or undefined when there is no harder way left.
+   */
+  forceInterrupt?(step: number): string | undefined;
   kill(signal?: AbortSignal): Promise<void>;
   /** Starts recording execution from here, so it can be run backwards (GDB: record full). */
   startRecording(signal?: AbortSignal): Promise<void>;

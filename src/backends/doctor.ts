@@ -8,6 +8,8 @@ import { delimiter, join } from 'node:path';
 import { childEnvironment } from '../process/childEnvironment.js';
 import { ProgramTerminal } from '../process/programTerminal.js';
 import { GdbBackend } from './gdb/gdbBackend.js';
+import { classifyRrFailure } from './rr/rrText.js';
+import { targetChecks } from './targetDoctor.js';
 
 export interface DoctorCheck {
   name: string;
@@ -93,6 +95,7 @@ async function gdbChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
     });
     checks.push({ name: 'pty', ok: true, detail: 'programs get a terminal of their own' });
     checks.push(await inferiorCallCheck(backend));
+    checks.push(await recordCheck(gdb, options));
   } catch (e) {
     checks.push({
       name: 'gdb',
@@ -149,6 +152,50 @@ async function inferiorCallCheck(backend: GdbBackend): Promise<DoctorCheck> {
   }
 }
 
+/** The next stop, exit or death of a backend, or undefined after `ms`. */
+function nextStop(backend: GdbBackend, ms: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      off();
+      resolve(undefined);
+    }, ms);
+    const off = backend.subscribe((e) => {
+      if (e.type === 'stopped' || e.type === 'exited' || e.type === 'died') {
+        clearTimeout(timer);
+        off();
+        resolve(e.type);
+      }
+    });
+  });
+}
+
+/** Reverse execution with GDB's process record: record a few instructions, step one back. */
+async function recordCheck(gdb: string, options: DoctorOptions): Promise<DoctorCheck> {
+  const name = 'record full';
+  const program = findOnPath(['true'], '/usr/bin:/bin');
+  if (!program) return { name, ok: false, detail: 'no /bin/true to test with' };
+  let backend: GdbBackend | undefined;
+  try {
+    backend = await GdbBackend.launch({ gdbPath: gdb, env: childEnvironment(process.env, options.passthroughEnv) });
+    await backend.load({ program, args: [] });
+    let stopped = nextStop(backend, 5000);
+    await backend.start('entry');
+    if ((await stopped) !== 'stopped') throw new Error('the program did not stop at its first instruction');
+    await backend.startRecording();
+    stopped = nextStop(backend, 5000);
+    await backend.resume('stepi', { count: 3 });
+    if ((await stopped) !== 'stopped') throw new Error('stepping under record did not stop');
+    stopped = nextStop(backend, 5000);
+    await backend.resume('stepi', { reverse: true });
+    if ((await stopped) !== 'stopped') throw new Error('reverse-stepi did not stop');
+    return { name, ok: true, detail: 'reverse execution works (dbg_start record=true; slow, for short runs)' };
+  } catch (e) {
+    return { name, ok: false, detail: `reverse execution failed: ${(e as Error).message}` };
+  } finally {
+    await backend?.close();
+  }
+}
+
 async function rrCheck(): Promise<DoctorCheck> {
   const rr = findOnPath(['rr']);
   if (!rr) return { name: 'rr', ok: false, detail: 'rr not found', fix: 'apt-get install rr' };
@@ -158,28 +205,8 @@ async function rrCheck(): Promise<DoctorCheck> {
     const r = await run(rr, ['record', '-o', join(dir, 'trace'), '/bin/true'], 20_000);
     if (r.code === 0)
       return { name: 'rr', ok: true, detail: `records and replays (perf_event_paranoid=${paranoid ?? '?'})` };
-    const text = `${r.err}\n${r.out}`;
-    if (/perf_event_open|performance counter/i.test(text)) {
-      return {
-        name: 'rr',
-        ok: false,
-        detail: 'cannot record: no hardware performance counters (common in VMs)',
-        fix: "run on bare metal or a VM with PMU passthrough; reverse execution still works with GDB's record full",
-      };
-    }
-    if (paranoid !== undefined && Number(paranoid) > 1) {
-      return {
-        name: 'rr',
-        ok: false,
-        detail: `cannot record: perf_event_paranoid is ${paranoid}`,
-        fix: 'sysctl kernel.perf_event_paranoid=1',
-      };
-    }
-    return {
-      name: 'rr',
-      ok: false,
-      detail: `cannot record: ${text.trim().split('\n').slice(-1)[0] ?? 'unknown error'}`,
-    };
+    const problem = classifyRrFailure(`${r.err}\n${r.out}`, paranoid === undefined ? undefined : Number(paranoid));
+    return { name: 'rr', ok: false, detail: `cannot record: ${problem.message}`, fix: problem.fix };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -214,14 +241,12 @@ function ptraceCheck(): DoctorCheck {
 
 export async function runDoctor(options: DoctorOptions): Promise<DoctorCheck[]> {
   const lldbNames = ['lldb-dap', ...Array.from({ length: 8 }, (_, i) => `lldb-dap-${21 - i}`)];
-  const [gdb, rr] = await Promise.all([gdbChecks(options), rrCheck()]);
+  const [gdb, rr, targets] = await Promise.all([gdbChecks(options), rrCheck(), targetChecks(options)]);
   return [
     ...gdb,
     ptraceCheck(),
     rr,
-    toolCheck('gdbserver', ['gdbserver'], 'apt-get install gdbserver', 'remote debugging'),
-    toolCheck('qemu-user', ['qemu-aarch64'], 'apt-get install qemu-user', 'foreign-architecture programs'),
-    toolCheck('gdb-multiarch', ['gdb-multiarch'], 'apt-get install gdb-multiarch', 'debugs other architectures'),
+    ...targets,
     toolCheck('lldb-dap', lldbNames, 'apt-get install lldb (provides lldb-dap-NN)', 'LLDB through DAP'),
     toolCheck('wine', ['wine', 'wine64'], 'apt-get install wine wine64', 'Windows programs'),
     toolCheck('winedbg', ['winedbg'], 'apt-get install wine', 'winedbg --gdb'),

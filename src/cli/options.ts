@@ -4,6 +4,7 @@
 
 import { delimiter } from 'node:path';
 import { defaultConfig, type ServerConfig } from '../server/config.js';
+import { parseAttachPolicy, parseRemoteHosts } from '../server/policy.js';
 import type { LogLevel } from '../util/log.js';
 
 export class OptionError extends Error {}
@@ -133,6 +134,41 @@ export const OPTIONS: OptionSpec[] = [
           throw new OptionError(`${from}: ${JSON.stringify(n)} is not a variable name`);
       }
       c.passthroughEnv = names;
+    },
+  },
+  {
+    flag: '--attach-pids',
+    env: 'DBG_MCP_ATTACH_PIDS',
+    value: 'own|any|none|PIDS',
+    help: "processes a session may attach to: the server user's own (default), any, none, or comma-separated pids",
+    apply: (c, raw, from) => {
+      try {
+        c.attachPids = parseAttachPolicy(raw);
+      } catch (e) {
+        throw new OptionError(`${from}: ${(e as Error).message}`);
+      }
+    },
+  },
+  {
+    flag: '--remote-hosts',
+    env: 'DBG_MCP_REMOTE_HOSTS',
+    value: 'PATTERNS',
+    help: 'comma-separated hosts a remote target may be on: names (*.lab), addresses, CIDR blocks, or * (default: localhost,127.0.0.0/8,::1)',
+    apply: (c, raw, from) => {
+      try {
+        c.remoteHosts = parseRemoteHosts(raw);
+      } catch (e) {
+        throw new OptionError(`${from}: ${(e as Error).message}`);
+      }
+    },
+  },
+  {
+    flag: '--rr-trace-dir',
+    env: 'DBG_MCP_RR_TRACE_DIR',
+    value: 'DIR',
+    help: 'where dbg_record writes rr traces and dbg://traces lists them (default: _RR_TRACE_DIR, else ~/.local/share/rr)',
+    apply: (c, raw, from) => {
+      c.rrTraceDir = nonEmpty(raw, from);
     },
   },
   {

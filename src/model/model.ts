@@ -132,6 +132,8 @@ export interface StopEvent {
   newPid?: number;
   newProgram?: string;
   syscall?: string;
+  /** The process that stopped, when the session debugs several (a fork followed) or a child. */
+  pid?: number;
   /** "all" in all-stop mode. */
   stoppedThreads?: 'all' | number[];
   /** True when the debugger is replaying recorded history rather than running live. */

@@ -3,6 +3,7 @@
 
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { sleep } from '../util/deadline.js';
+import { sealedStdio } from './sealedStdio.js';
 
 export interface SpawnOptions {
   env: NodeJS.ProcessEnv;
@@ -18,8 +19,9 @@ export function spawnInGroup(
     env: options.env,
     cwd: options.cwd,
     detached: true, // setsid(): its own session and process group
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+    // Nothing of ours but its pipes: no other session's pty (sealedStdio.ts).
+    stdio: sealedStdio(['pipe', 'pipe', 'pipe']),
+  }) as ChildProcessWithoutNullStreams;
 }
 
 /** Send a signal to a whole process group; false when the group is already gone. */

@@ -1,7 +1,9 @@
 // The server's settings. Each has a command-line flag and a DBG_MCP_* environment variable
 // (src/cli/options.ts reads both); this file only says what they are and their defaults.
 
+import { defaultTraceRoot } from '../backends/rr/rrTraces.js';
 import type { LogLevel } from '../util/log.js';
+import { type AttachPolicy, DEFAULT_REMOTE_HOSTS } from './policy.js';
 
 export interface ServerConfig {
   /** gdb executable. */
@@ -26,6 +28,12 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** Directory for MI transcripts (one file per session), or undefined for none. */
   transcriptDir: string | undefined;
+  /** Where rr recordings go and are listed from (_RR_TRACE_DIR, else rr's default). */
+  rrTraceDir: string;
+  /** Processes a session may attach to (policy.ts). */
+  attachPids: AttachPolicy;
+  /** Hosts a session may connect to as a remote target (policy.ts). */
+  remoteHosts: readonly string[];
 }
 
 export function defaultConfig(): ServerConfig {
@@ -42,5 +50,8 @@ export function defaultConfig(): ServerConfig {
     passthroughEnv: [],
     logLevel: 'info',
     transcriptDir: undefined,
+    rrTraceDir: defaultTraceRoot(process.env),
+    attachPids: 'own',
+    remoteHosts: DEFAULT_REMOTE_HOSTS,
   };
 }

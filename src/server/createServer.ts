@@ -153,7 +153,6 @@ function register(server: McpServer, tool: ToolDefinition<any>, sessions: Sessio
   server.registerTool(
     tool.name,
     {
-      title: tool.title,
       description: tool.description,
       inputSchema: advertiseOnly(tool.input),
       outputSchema: outputSchema(tool.output),

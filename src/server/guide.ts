@@ -7,7 +7,6 @@ import type { ServerConfig } from './config.js';
 export function guideMarkdown(config: ServerConfig): string {
   const raw = config.raw;
   const idle = config.idleTimeoutMs > 0 ? `${Math.round(config.idleTimeoutMs / 60_000)} minutes` : 'never';
-  const rawNote = raw ? '' : ' (this server runs with --raw off, so dbg_command is not offered: no reverse execution)';
   return `# Debugging with dbg-mcp
 
 One session = one debugger and one program. \`dbg_start\` creates it and, in the same call, runs the
@@ -51,14 +50,40 @@ Every answer carries \`session.state\` and \`session.stop_id\`.
    old and new value and the line. A dprintf logpoint prints without stopping: its text is in
    \`dbg_io {"action": "read", "stream": "debugger"}\`.
 
-## Going backwards (where available)
+## Going backwards: who wrote the bad value
 
-GDB's own process record works on most Linux x86-64 machines${rawNote}: stop where recording should
-start (\`"stop": "main"\` or a breakpoint), \`dbg_command {"command": "record full"}\`, run forward to
-the failure, then \`dbg_command\` with \`reverse-next\`, \`reverse-step\`, \`reverse-finish\` or
-\`reverse-continue\`; each waits for its stop like \`dbg_run\`. Recording is slow and some instructions
-(e.g. AVX in libc) are not supported: record a short stretch. rr records whole runs that replay
-exactly; \`dbg_doctor\` says whether rr works on this machine (it needs hardware performance counters).
+With GDB's process record (\`record full\`: works wherever GDB runs; slow, so for short runs):
+
+1. \`dbg_start {"program": "build/app", "record": true}\` starts at \`main\`, records from there and runs to
+   the crash (or the breakpoint, or the deadline). glibc is steered off the vector instructions
+   record cannot step (the answer says so); \`record_start\` / \`record_stop\` in \`dbg_run\` do it at
+   any stop instead.
+2. \`dbg_breakpoints {"action": "set", "kind": "watchpoint", "expression": "state.guard"}\`, then
+   \`dbg_run {"action": "reverse_continue"}\` stops at the line that last wrote it, with the value
+   before and after the write (in the program's order).
+3. \`reverse_step\`, \`reverse_next\`, \`reverse_finish\`, \`reverse_stepi\`, \`reverse_nexti\` move
+   back by lines, calls and instructions. Stops in recorded history say \`replaying\`; at either end
+   of the recording the stop says \`history: "start"\` or \`"end"\` (continuing past the end runs live).
+   If recording meets an instruction it cannot step or fills its buffer, the stop's \`record_note\`
+   says which, where, and what to do.
+
+With rr (fast, whole runs, needs hardware performance counters — \`dbg_doctor\` says if it works
+here): \`dbg_record {"program": "build/app"}\` records a run; \`dbg://traces\` lists recordings;
+\`dbg_start {"backend": "rr", "trace": "…"}\` replays one with every forward and reverse action, and
+each stop carries its position in the trace (\`when\`). rr's checkpoints go through \`dbg_command\`${raw ? '' : ' (off on this server: it runs with --raw off)'}:
+\`checkpoint\`, \`info checkpoints\`, \`restart N\`. A multi-process trace: \`dbg_record\` lists its
+processes; \`pid\` in \`dbg_start\` picks one.
+
+## Other targets
+
+- A core dump: \`dbg_start {"program": "app", "core": "core.1234"}\` opens at the crash (the crash view
+  works; nothing runs). A live session saves one with \`dbg_memory {"action": "save_core", "path": …}\`.
+- A running process: \`dbg_start {"attach": PID}\` stops it and shows where every thread is;
+  \`dbg_close\` detaches and leaves it running.
+- gdbserver or QEMU: \`dbg_start {"program": "app", "remote": "127.0.0.1:1234"}\` (\`extended: true\`
+  for \`gdbserver --multi\`, which runs the program); a foreign-architecture program is debugged with
+  gdb-multiarch, \`sysroot\` naming its libraries.
+- Children: \`forks: "child"\` or \`"both"\` follows forks; catch fork/exec with \`dbg_breakpoints\`.
 
 ## Stops, stop ids and stale_context
 

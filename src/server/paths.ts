@@ -2,8 +2,8 @@
 // roots. They are resolved (symlinks too) before the check, so ../ and links cannot escape.
 
 import { constants } from 'node:fs';
-import { access, realpath, stat } from 'node:fs/promises';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { access, lstat, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { DebuggerError } from '../util/errors.js';
 
 function under(root: string, path: string): boolean {
@@ -51,4 +51,23 @@ export async function resolveDirectory(path: string, roots: readonly string[], f
   if (!(await stat(real)).isDirectory())
     throw new DebuggerError('invalid_argument', `${field}: ${real} is not a directory`, { field });
   return real;
+}
+
+/** A file to create under the roots: its directory is there, and nothing by that name exists yet. */
+export async function resolveNewFile(path: string, roots: readonly string[], field: string): Promise<string> {
+  const absolute = isAbsolute(path) ? path : resolve(roots[0] ?? process.cwd(), path);
+  const name = basename(absolute);
+  if (name === '' || name === '.' || name === '..' || path.endsWith('/')) {
+    throw new DebuggerError('invalid_argument', `${field}: ${JSON.stringify(path)} names no file`, { field });
+  }
+  const file = join(await resolveDirectory(dirname(absolute), roots, field), name);
+  const existing = await lstat(file).catch(() => undefined);
+  if (existing) {
+    throw new DebuggerError(
+      'invalid_argument',
+      `${field}: ${file} exists; give a new file name (nothing is overwritten)`,
+      { field },
+    );
+  }
+  return file;
 }

@@ -8,8 +8,12 @@ import type { RunOutcome } from '../session/session.js';
 
 /** Untrusted text (program output, values) shown without control characters or escapes. */
 export function printable(text: string): string {
-  // Keep \n and \t; show other C0/C1 controls and ESC as \xNN so no terminal sequence survives.
-  return text.replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  // Keep \n and \t; show other C0/C1 controls and ESC as \xNN so no terminal sequence survives,
+  // and Unicode line separators and bidi controls as \uNNNN: a reader would otherwise see a line
+  // break or reordered text that the program made up (a forged "stop 2:" line, say).
+  return text
+    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/[\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
 function shortLib(path: string | undefined): string | undefined {
@@ -76,7 +80,7 @@ export function renderOutcome(o: RunOutcome): string {
 }
 
 function renderThread(t: ThreadEntry): string[] {
-  const head = `thread ${t.id}${t.name ? ` "${t.name}"` : ''}${t.targetId ? ` (${t.targetId})` : ''} ${t.state}${t.waiting ? `, waiting: ${t.waiting}` : ''}`;
+  const head = `thread ${t.id}${t.pid !== undefined ? ` of pid ${t.pid}` : ''}${t.name ? ` "${t.name}"` : ''}${t.targetId ? ` (${t.targetId})` : ''} ${t.state}${t.waiting ? `, waiting: ${t.waiting}` : ''}`;
   const lines = [head];
   if (t.stack) lines.push(...t.stack.map((e) => `  ${renderStackEntry(e)}`));
   else if (t.frame) lines.push(`  ${renderFrame(t.frame)}`);
@@ -95,11 +99,13 @@ export function renderView(v: ViewData): string[] {
     case 'crash': {
       const sig = v.signal ? `${v.signal.name} (${v.signal.meaning})` : 'crash';
       const lines = [
-        `${sig}${v.faultAddress ? ` at ${v.faultAddress}` : ''}${v.threadId !== undefined ? `, thread ${v.threadId}` : ''}`,
+        `${sig}${v.faultAddress ? ` at ${v.faultAddress}` : ''}${v.threadId !== undefined ? `, thread ${v.threadId}` : ''}${v.pid !== undefined ? ` of pid ${v.pid}` : ''}`,
       ];
       lines.push(`hint: ${v.hint}`);
       lines.push(...v.stack.map(renderStackEntry));
-      if (v.depth !== undefined) lines.push(`… ${v.depth} frames in all`);
+      if (v.depth !== undefined) {
+        lines.push(v.depthAtLeast ? `… at least ${v.depth} frames (counted no further)` : `… ${v.depth} frames in all`);
+      }
       for (const l of v.locals) lines.push(`locals #${l.level} ${l.function ?? ''}: ${renderVariables(l.variables)}`);
       if (v.source) lines.push(...renderSource(v.source));
       if (v.instruction) lines.push(`pc: ${renderInstruction(v.instruction)}`);

@@ -2,6 +2,8 @@
 // state as JSON. Read-only views of what the tools report; nothing here changes a session.
 
 import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
+import { findOnPath } from '../backends/doctor.js';
+import { listTraces } from '../backends/rr/rrTraces.js';
 import type { Session } from '../session/session.js';
 import type { SessionManager } from '../session/sessionManager.js';
 import type { ServerConfig } from './config.js';
@@ -55,6 +57,21 @@ export function registerResources(server: McpServer, sessions: SessionManager, c
       mimeType: JSON_TYPE,
     },
     async (uri) => json(uri, listSessions(sessions)),
+  );
+
+  server.registerResource(
+    'traces',
+    'dbg://traces',
+    {
+      title: 'rr traces',
+      description: 'Recordings under the rr trace directory: program, date, size, processes and exit statuses, newest first.',
+      mimeType: JSON_TYPE,
+    },
+    async (uri) => {
+      const rrPath = findOnPath(['rr']);
+      const traces = await listTraces(config.rrTraceDir, { ...(rrPath ? { rrPath } : {}), limit: 100 });
+      return json(uri, { trace_dir: config.rrTraceDir, traces });
+    },
   );
 
   server.registerResource(

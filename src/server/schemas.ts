@@ -33,7 +33,7 @@ export const INSPECT_CHOICES = ['auto', 'none', ...VIEW_NAMES] as const;
 export const inspectPlan = z
   .array(z.enum(INSPECT_CHOICES))
   .max(6)
-  .describe('auto: crash if fatal signal, stop+threads if interrupted, else stop.');
+  .describe('auto: crash, stop+threads or stop, as fits.');
 export const stackDepth = z.number().int().min(1).max(200).describe('Default 16 (4 per thread).');
 export const includeLocals = z.boolean().describe('threads: add locals.');
 

@@ -66,6 +66,7 @@ export function stopWire(s: StopEvent, stopId?: number): Wire {
     new_pid: s.newPid,
     new_program: s.newProgram,
     syscall: s.syscall,
+    pid: s.pid,
     replaying: s.replaying,
     history: s.history,
     record_note: s.recordNote,
@@ -127,6 +128,7 @@ export function breakpointWire(b: Breakpoint): Wire {
 function threadWire(t: ThreadEntry): Wire {
   return compact({
     id: t.id,
+    pid: t.pid,
     target_id: t.targetId,
     name: t.name,
     state: t.state,
@@ -170,8 +172,10 @@ export function viewWire(v: ViewData): Wire {
         fault_address: v.faultAddress,
         hint: v.hint,
         thread: v.threadId,
+        pid: v.pid,
         stack: v.stack.map(stackEntryWire),
         depth: v.depth,
+        depth_at_least: v.depthAtLeast,
         locals: v.locals.map((l) =>
           compact({
             level: l.level,

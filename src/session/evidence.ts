@@ -78,11 +78,15 @@ export interface CrashViewData {
   stack: StackEntry[];
   /** Total depth when the stack is deeper than shown. */
   depth?: number;
+  /** The stack is at least `depth` frames deep: counting stopped there (LIMITS.crashDepthProbe). */
+  depthAtLeast?: boolean;
   locals: FrameVariables[];
   source?: SourceWindow;
   instruction?: Instruction;
   /** The last bytes the program printed (assert text, glibc's heap messages). */
   outputTail?: string;
+  /** The crashed process, when the session debugs several (a child that crashed). */
+  pid?: number;
 }
 
 export interface StackViewData {
@@ -94,6 +98,8 @@ export interface StackViewData {
 }
 
 export interface ThreadEntry extends Thread {
+  /** The thread's process, when the session debugs several (forks followed). */
+  pid?: number;
   stack?: StackEntry[];
   /** What the thread waits for, read from its stack: mutex, condition, join, sleep, io, … */
   waiting?: string;
@@ -319,7 +325,8 @@ export function crashHint(
           return `stack overflow: the fault at ${hex(fault)} is next to the stack pointer${depth !== undefined ? ` (${depth}+ frames deep)` : ''}; look for unbounded recursion`;
         }
       }
-      if (depth !== undefined && depth >= 10_000) {
+      // Only a count to go on (no fault address, or no stack pointer to compare it with).
+      if (depth !== undefined && depth >= LIMITS.crashDepthProbe && (fault === undefined || sp === undefined)) {
         return `stack overflow: ${depth}+ frames deep; look for unbounded recursion`;
       }
       if (signal === 'SIGBUS') return `bus error in ${where}: a misaligned access, or a mapped file that shrank`;
@@ -359,7 +366,8 @@ export function summarizeStop(stop: StopEvent): string {
         : stop.replaying
           ? ' (replaying recorded history)'
           : '';
-  return `${base}${history}${stop.when?.event !== undefined ? ` [rr event ${stop.when.event}]` : ''}`;
+  const process = stop.pid === undefined ? '' : ` (process ${stop.pid})`;
+  return `${base}${process}${history}${stop.when?.event !== undefined ? ` [rr event ${stop.when.event}]` : ''}`;
 }
 
 function summarizeStopReason(stop: StopEvent): string {
@@ -421,6 +429,21 @@ function outputTail(backend: DebuggerBackend, bytes: number): string | undefined
   return text.length > 0 ? text : undefined;
 }
 
+/** glibc's copy of an abort message (struct abort_msg_s: a 4-byte size, then the text), if any. */
+async function glibcAbortMessage(ctx: Ctx, threadId: number | undefined): Promise<string | undefined> {
+  try {
+    const value = await ctx.backend.evaluate(
+      '(char *)(*(char **)&__abort_msg) + 4',
+      { threadId, frame: 0 },
+      ctx.signal,
+    );
+    const text = /^0x[0-9a-fA-F]+ "((?:[^"\\]|\\.)*)"/.exec(value)?.[1];
+    return text?.replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
+  } catch {
+    return undefined; // no glibc symbols, or no message: the hint says so
+  }
+}
+
 async function crashView(ctx: Ctx): Promise<CrashViewData> {
   const stop = currentStop(ctx.snapshot);
   const threadId = stop?.threadId;
@@ -431,7 +454,9 @@ async function crashView(ctx: Ctx): Promise<CrashViewData> {
     )) ?? (stop?.frame ? [stop.frame] : []);
   let total: number | undefined;
   if (frames.length >= depth) {
-    total = await attempt(ctx, 'stack depth', () => ctx.backend.stackDepth(threadId, 100_000, ctx.signal));
+    total = await attempt(ctx, 'stack depth', () =>
+      ctx.backend.stackDepth(threadId, LIMITS.crashDepthProbe, ctx.signal),
+    );
   }
   const userFrames = frames.filter(isUserFrame).slice(0, 2);
   const locals: FrameVariables[] = [];
@@ -454,6 +479,10 @@ async function crashView(ctx: Ctx): Promise<CrashViewData> {
     );
   }
   const tail = outputTail(ctx.backend, LIMITS.outputTailBytes);
+  // No message in the output (a core, or a program whose stderr went elsewhere): glibc keeps the
+  // assert text it printed in __abort_msg.
+  const abortText =
+    signal?.name === 'SIGABRT' && !abortMessage(tail ?? '') ? await glibcAbortMessage(ctx, threadId) : undefined;
   const where = describeFrame(userFrames[0] ?? frames[0] ?? stop?.frame);
   const data: CrashViewData = {
     view: 'crash',
@@ -462,7 +491,7 @@ async function crashView(ctx: Ctx): Promise<CrashViewData> {
       fault,
       sp,
       total ?? (frames.length >= depth ? frames.length : undefined),
-      tail ?? '',
+      abortText ?? tail ?? '',
       where,
     ),
     stack: foldFrames(boundFrameArgs(frames)),
@@ -471,7 +500,9 @@ async function crashView(ctx: Ctx): Promise<CrashViewData> {
   if (signal) data.signal = signal;
   if (stop?.faultAddress) data.faultAddress = stop.faultAddress;
   if (threadId !== undefined) data.threadId = threadId;
+  if (stop?.pid !== undefined) data.pid = stop.pid;
   if (total !== undefined && total > frames.length) data.depth = total;
+  if (total !== undefined && total >= LIMITS.crashDepthProbe) data.depthAtLeast = true;
   if (source) data.source = source;
   if (instructions?.[0]) data.instruction = instructions[0];
   if (tail) data.outputTail = tail;
@@ -537,8 +568,11 @@ async function threadsView(ctx: Ctx, req: ViewRequest): Promise<ThreadsViewData 
   const depth = Math.min(req.stackDepth ?? LIMITS.threadStackDefault, LIMITS.stackDepthMax);
   const threads: ThreadEntry[] = [];
   const waits = new Map<string, number[]>();
+  const several = ctx.snapshot.inferiors.size > 1;
   for (const t of page) {
     const entry: ThreadEntry = { ...t };
+    const pid = several ? ctx.snapshot.inferiors.get(ctx.snapshot.threads.get(t.id) ?? t.group ?? '') : undefined;
+    if (pid !== undefined) entry.pid = pid;
     if (t.state === 'stopped') {
       const frames = await attempt(ctx, `stack of thread ${t.id}`, () =>
         ctx.backend.stack({ threadId: t.id, from: 0, to: Math.max(depth, 8) - 1, withArgs: true }, ctx.signal),

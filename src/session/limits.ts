@@ -6,6 +6,11 @@ export const LIMITS = {
   stackDepthMax: 200,
   /** Frames of the crash view's backtrace. */
   crashStackDepth: 12,
+  /**
+   * Frames the crash view counts at most when the stack is deeper than it shows. Counting unwinds
+   * every frame (measured: 5.2 s for 100,000 frames, about 50 µs each), so the count stops here.
+   */
+  crashDepthProbe: 1000,
   /** Threads listed per page by default, and at most. */
   threadsPageDefault: 32,
   threadsPageMax: 256,

@@ -23,6 +23,7 @@ import {
   type SessionSnapshot,
   transition,
 } from './sessionState.js';
+import { refusedRun } from './sessionTargets.js';
 
 /** How a wait for the program ended. */
 export type RunOutcome =
@@ -70,11 +71,19 @@ export interface RunRequest {
   onProgress?: (elapsedMs: number) => void;
 }
 
-export interface SessionTarget {
-  kind: 'launch';
-  program: string;
-  args: readonly string[];
-}
+/**
+ * What the session debugs. `program` is the executable when known ('' when not), `remote` the
+ * host:port of a gdbserver or QEMU stub the target lives behind.
+ */
+export type SessionTarget = { program: string; args: readonly string[]; remote?: string } & (
+  | { kind: 'launch' }
+  | { kind: 'core'; core: string }
+  | { kind: 'attach'; pid: number }
+  /** A program already started by the stub (`target remote`). */
+  | { kind: 'remote' }
+  /** An rr recording, replayed: runs forwards and backwards, deterministically. */
+  | { kind: 'replay'; trace: string }
+);
 
 interface Waiter {
   check: (s: SessionSnapshot) => boolean;
@@ -82,6 +91,8 @@ interface Waiter {
 }
 
 const INTERRUPT_GRACE_MS = 5000;
+/** How long each way of interrupting gets before the next, harder one (backend.forceInterrupt). */
+const INTERRUPT_ESCALATE_MS = 1000;
 
 export class Session {
   private snap: SessionSnapshot = initialSnapshot();
@@ -96,6 +107,12 @@ export class Session {
   private loadReport: LoadReport | undefined;
   /** Whether the target can always run backwards (an rr replay), recording or not. */
   reversible = false;
+  private readonly cleanups: (() => Promise<void>)[] = [];
+
+  /** Something to end when the session closes, after the debugger (a replay server, …). */
+  addCleanup(fn: () => Promise<void>): void {
+    this.cleanups.push(fn);
+  }
 
   constructor(
     readonly id: string,
@@ -190,6 +207,23 @@ export class Session {
 
   // ---- serial operations ------------------------------------------------------------------
 
+  /**
+   * Opens a target that is not launched here (a core, an attach, a remote stub) and waits up to
+   * `timeoutMs` for the first stop it reports.
+   */
+  open(
+    task: (backend: DebuggerBackend, signal: AbortSignal | undefined) => Promise<void>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RunOutcome> {
+    return this.post(async () => {
+      this.requirePhase(['starting', 'loaded'], 'open the target');
+      await task(this.backend, signal);
+      if (await this.waitFor((s) => isSettled(s.state), timeoutMs, signal)) return this.outcome();
+      throw new DebuggerError('timeout', `the target reported no stop within ${timeoutMs} ms`);
+    }, signal);
+  }
+
   /** Loads the program. The first operation of a launched session. */
   load(spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport> {
     return this.post(async () => {
@@ -272,6 +306,8 @@ export class Session {
   private async runNow(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
     const { action } = request;
     const timeoutMs = request.timeoutMs ?? 30_000;
+    const refused = refusedRun(this.target, action);
+    if (refused) throw refused;
     if (action === 'kill') {
       this.requirePhase(['stopped', 'running'], 'kill the program');
       await this.backend.kill(signal);
@@ -372,16 +408,38 @@ export class Session {
     return this.interruptAndWait();
   }
 
-  private async interruptAndWait(): Promise<RunOutcome> {
+  /** One interrupt at a time: two escalations would leave a second SIGSTOP pending. */
+  private interrupting: Promise<RunOutcome> | undefined;
+
+  private interruptAndWait(): Promise<RunOutcome> {
+    this.interrupting ??= this.escalatingInterrupt().finally(() => {
+      this.interrupting = undefined;
+    });
+    return this.interrupting;
+  }
+
+  private async escalatingInterrupt(): Promise<RunOutcome> {
     const epoch = this.snap.epoch;
     const stopped = (s: SessionSnapshot): boolean => s.epoch >= epoch && isSettled(s.state);
-    try {
-      await this.backend.interrupt();
-    } catch (e) {
-      if (this.snap.state.phase === 'dead') return this.outcome();
-      log('warn', 'interrupt failed', { session: this.id, error: String(e) });
+    const began = Date.now();
+    // Not awaited: a debugger that does not read its input answers only at the command deadline.
+    const sent = this.backend.interrupt().catch((e: unknown) => {
+      if (this.snap.state.phase !== 'dead') log('warn', 'interrupt failed', { session: this.id, error: String(e) });
+    });
+    if (await this.waitFor(stopped, INTERRUPT_ESCALATE_MS)) {
+      await sent;
+      return this.outcome();
     }
-    if (await this.waitFor(stopped, INTERRUPT_GRACE_MS)) return this.outcome();
+    for (let step = 1; this.backend.forceInterrupt; step++) {
+      if (this.snap.state.phase === 'dead') return this.outcome();
+      const did = this.backend.forceInterrupt(step);
+      if (did === undefined) break;
+      log('warn', 'the program did not stop at the interrupt; trying harder', { session: this.id, did });
+      if (await this.waitFor(stopped, INTERRUPT_ESCALATE_MS)) return this.outcome();
+    }
+    const left = INTERRUPT_GRACE_MS - (Date.now() - began);
+    if (left > 0 && (await this.waitFor(stopped, left))) return this.outcome();
+    if (this.snap.state.phase === 'dead') return this.outcome();
     throw new DebuggerError(
       'timeout',
       `the program did not stop within ${INTERRUPT_GRACE_MS} ms of the interrupt; call dbg_run action=kill or dbg_close`,
@@ -395,6 +453,8 @@ export class Session {
       try {
         await this.backend.close();
       } finally {
+        // What the target needed beside the debugger (an rr replay server) goes after it.
+        await Promise.allSettled(this.cleanups.map((fn) => fn()));
         this.unsubscribe();
         this.apply({ type: 'lost', reason: 'the session was closed' });
         for (const w of [...this.waiters]) w.resolve();

@@ -5,11 +5,11 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { LaunchSpec, LoadReport } from '../backends/debuggerBackend.js';
-import { GdbBackend } from '../backends/gdb/gdbBackend.js';
+import { GdbBackend, type GdbBackendOptions } from '../backends/gdb/gdbBackend.js';
 import { childEnvironment } from '../process/childEnvironment.js';
 import { DebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
-import { Session } from './session.js';
+import { Session, type SessionTarget } from './session.js';
 
 export interface SessionManagerOptions {
   /** Most sessions open at once. */
@@ -79,6 +79,18 @@ export class SessionManager {
 
   /** A new GDB session with `spec` loaded (not started). */
   async launch(spec: LaunchSpec, signal?: AbortSignal): Promise<{ session: Session; report: LoadReport }> {
+    const session = await this.create({ kind: 'launch', program: spec.program, args: spec.args });
+    try {
+      const report = await session.load(spec, signal);
+      return { session, report };
+    } catch (e) {
+      await this.close(session.id);
+      throw e;
+    }
+  }
+
+  /** A new session whose debugger runs with nothing loaded yet (sessionTargets.ts loads the rest). */
+  async create(target: SessionTarget, backend: Partial<GdbBackendOptions> = {}): Promise<Session> {
     if (this.shuttingDown) throw new DebuggerError('wrong_state', 'the server is shutting down');
     if (this.sessions.size >= this.options.maxSessions) {
       throw new DebuggerError(
@@ -89,27 +101,22 @@ export class SessionManager {
     }
     const id = randomBytes(4).toString('hex');
     const transcript = this.openTranscript(id);
-    const backend = await GdbBackend.launch({
+    const debuggerBackend = await GdbBackend.launch({
       gdbPath: this.options.gdbPath,
       env: childEnvironment(process.env, this.options.passthroughEnv),
       commandTimeoutMs: this.options.commandTimeoutMs,
       allowInferiorCalls: this.options.allowInferiorCalls,
       outputCapacity: this.options.outputCapacity,
+      ...backend,
       ...(transcript ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) } : {}),
     }).catch((e: unknown) => {
       transcript?.end();
       throw e;
     });
-    if (transcript) backend.subscribe((e) => e.type === 'died' && transcript.end());
-    const session = new Session(id, backend, { kind: 'launch', program: spec.program, args: spec.args });
+    if (transcript) debuggerBackend.subscribe((e) => e.type === 'died' && transcript.end());
+    const session = new Session(id, debuggerBackend, target);
     this.sessions.set(id, session);
-    try {
-      const report = await session.load(spec, signal);
-      return { session, report };
-    } catch (e) {
-      await this.close(id);
-      throw e;
-    }
+    return session;
   }
 
   private openTranscript(id: string): WriteStream | undefined {

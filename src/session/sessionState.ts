@@ -64,6 +64,17 @@ function withMap<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): Re
   return next;
 }
 
+/**
+ * Names the process of a stop when it is not the only or the first one: with forks followed, a
+ * crash in a child is reported with the child's pid.
+ */
+function withPid(s: SessionSnapshot, stop: StopEvent): StopEvent {
+  const group = stop.threadId === undefined ? undefined : s.threads.get(stop.threadId);
+  const pid = group === undefined ? undefined : s.inferiors.get(group);
+  if (pid === undefined || stop.pid !== undefined || (s.inferiors.size < 2 && group === 'i1')) return stop;
+  return { ...stop, pid };
+}
+
 export function transition(s: SessionSnapshot, e: SessionEvent): SessionSnapshot {
   // Nothing revives a dead session: its debugger is gone.
   if (s.state.phase === 'dead') return s;
@@ -79,7 +90,7 @@ export function transition(s: SessionSnapshot, e: SessionEvent): SessionSnapshot
       // comes after the *stopped record: drop it here so the stop never shows it alive.
       const spent = e.stop.temporaryBreakpoint ? e.stop.breakpoint : undefined;
       const breakpoints = spent === undefined ? s.breakpoints : withMap(s.breakpoints, spent, undefined);
-      return { ...s, state: { phase: 'stopped', stop: e.stop }, stopId: s.stopId + 1, breakpoints };
+      return { ...s, state: { phase: 'stopped', stop: withPid(s, e.stop) }, stopId: s.stopId + 1, breakpoints };
     }
     case 'exited': {
       const exit =

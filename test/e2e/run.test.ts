@@ -72,6 +72,9 @@ describe('dbg_run: deadlines and interrupts', () => {
     const busy = await h.call('dbg_inspect', { session_id: id, view: 'stack' });
     expect(busy).toMatchObject({ isError: true, code: 'wrong_state' });
     expect(busy.data.error.message).toMatch(/action=interrupt/);
+    // Under load 300 ms may still be inside the dynamic loader: wait until the loop has begun.
+    const printed = await h.call('dbg_io', { session_id: id, action: 'read', cursor: 0, wait_ms: 10_000 });
+    expect(printed.data.text).toContain('spinning');
     const stopped = await h.call('dbg_run', { session_id: id, action: 'interrupt' });
     expect(stopped.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
     expect(stopped.data.views.threads.threads[0].stack[0].function).toMatch(/spin|main/);

@@ -82,7 +82,7 @@ describe('dbg_start: one call to the crash evidence', () => {
 
   it('diagnoses a hang in one call: interrupt at the deadline, stop and threads views', async () => {
     const h = await startServer();
-    const r = await h.call('dbg_start', { program: fixture('spin'), timeout_ms: 500 });
+    const r = await h.call('dbg_start', { program: fixture('spin'), timeout_ms: 1500 });
     expect(r.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
     expect(r.data.views.stop.frame.function).toMatch(/spin|main/);
     expect(r.data.views.threads.threads).toHaveLength(1);
@@ -188,9 +188,10 @@ describe('dbg_start: problems are said plainly', () => {
     }
   });
 
-  it('says which backends are not available', async () => {
+  it('refuses an rr replay without a trace, naming the field', async () => {
     const h = await startServer();
-    const r = await h.call('dbg_start', { program: fixture('hello'), backend: 'lldb' });
-    expect(r.code).toBe('backend_unavailable');
+    const r = await h.call('dbg_start', { backend: 'rr' });
+    expect(r).toMatchObject({ isError: true, code: 'invalid_argument' });
+    expect(r.data.error.message).toMatch(/^trace:/);
   });
 });

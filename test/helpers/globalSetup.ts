@@ -38,5 +38,22 @@ export default async function setup(): Promise<void> {
   if (newer(join(fixturesDir, 'hello.c'), nodebug)) {
     jobs.push(run('gcc', ['-O0', '-s', '-o', nodebug, join(fixturesDir, 'hello.c')]));
   }
-  await Promise.all(jobs);
+  // AArch64 builds of crash.c for QEMU user mode (static, and dynamic for the sysroot). Without
+  // the cross compiler they are not built, and the tests that need them say what to install.
+  const cross = ['aarch64-linux-gnu-gcc', ['-g', '-O0', '-fno-omit-frame-pointer']] as const;
+  const crossJobs: Promise<unknown>[] = [];
+  for (const [name, extra] of [
+    ['crash-aarch64', ['-static']],
+    ['crash-aarch64-dyn', []],
+  ] as const) {
+    const target = join(out, name);
+    if (newer(join(fixturesDir, 'crash.c'), target)) {
+      crossJobs.push(
+        run(cross[0], [...cross[1], ...extra, '-o', target, join(fixturesDir, 'crash.c')]).catch((e: Error) => {
+          if (!/ENOENT/.test(e.message)) throw e;
+        }),
+      );
+    }
+  }
+  await Promise.all([...jobs, ...crossJobs]);
 }

@@ -15,8 +15,13 @@
 // included: `-gdb-set args "a b"` then `-gdb-show args` answers `value="\"a b\""` (same for
 // `-exec-arguments`, `-break-after`). Quoting only helps commands that read an argv.
 
-/** An argument (or other text bound for one MI line) that cannot be sent safely. */
-export class MiArgumentError extends Error {
+import { DebuggerError } from '../../util/errors.js';
+
+/**
+ * An argument (or other text bound for one MI line) that cannot be sent safely. An
+ * `invalid_argument` wherever it surfaces: it names what the caller gave, never a fault of ours.
+ */
+export class MiArgumentError extends DebuggerError {
   override readonly name = 'MiArgumentError';
   /** What was rejected, e.g. `argument 2` or `operation`. */
   readonly what: string;
@@ -24,7 +29,7 @@ export class MiArgumentError extends Error {
   readonly argumentIndex: number | undefined;
 
   constructor(what: string, message: string, argumentIndex?: number) {
-    super(`${what}: ${message}`);
+    super('invalid_argument', `${what}: ${message}`, { field: what });
     this.what = what;
     this.argumentIndex = argumentIndex;
   }

@@ -64,6 +64,8 @@ interface Pending {
 export class MiConnection {
   private readonly splitter = new MiLineSplitter();
   private readonly pending = new Map<number, Pending>();
+  /** Tokens sent and not yet answered by GDB, oldest first (timed-out commands included). */
+  private readonly inFlight: number[] = [];
   private nextToken = 1;
   private failure: DebuggerError | undefined;
   private readonly defaultTimeoutMs: number;
@@ -166,6 +168,7 @@ export class MiConnection {
         signal.addEventListener('abort', entry.onAbort, { once: true });
       }
       this.pending.set(token, entry);
+      this.inFlight.push(token);
       this.transcript?.('send', line);
       try {
         this.input.write(`${line}\n`);
@@ -185,6 +188,7 @@ export class MiConnection {
   fail(reason: string): void {
     if (this.failure) return;
     this.failure = new DebuggerError('debugger_error', reason);
+    this.inFlight.length = 0;
     for (const token of [...this.pending.keys()]) this.settle(token, this.failure);
   }
 
@@ -192,6 +196,11 @@ export class MiConnection {
     this.transcript?.('recv', line);
     const record = parseMiLine(line);
     if (record.kind === 'result') {
+      // Answers come in order: this one closes its command and any older one left unanswered.
+      if (record.token !== undefined) {
+        const at = this.inFlight.indexOf(record.token);
+        if (at >= 0) this.inFlight.splice(0, at + 1);
+      }
       const entry = record.token === undefined ? undefined : this.pending.get(record.token);
       if (entry === undefined) {
         this.onUnmatched(record);
@@ -221,10 +230,12 @@ export class MiConnection {
       return;
     }
     let captured = false;
-    if ((record.kind === 'console' || record.kind === 'log') && this.pending.size > 0) {
-      for (const entry of this.pending.values()) {
-        const cap = entry.capture;
-        if (!cap) continue;
+    if (record.kind === 'console' || record.kind === 'log') {
+      // GDB runs commands one after another, so what it prints belongs to the oldest command it
+      // has not answered yet — even one whose caller gave up waiting (then it is kept by nobody).
+      const oldest = this.inFlight[0];
+      const cap = oldest === undefined ? undefined : this.pending.get(oldest)?.capture;
+      if (cap) {
         captured = true;
         const room = cap.limit - cap.bytes;
         const text = record.text.length <= room ? record.text : record.text.slice(0, Math.max(0, room));

@@ -16,7 +16,7 @@ const frame = frameLevel.optional();
 
 /** What each op really takes. tools/list advertises only `op` (the fields are those of the tool
  * of the same name, already listed), so the ops are checked here. */
-const operation = z.discriminatedUnion('op', [
+export const operation = z.discriminatedUnion('op', [
   z.strictObject({
     op: z.literal('inspect'),
     view: z.enum(VIEW_NAMES).describe('As dbg_inspect.'),
@@ -125,7 +125,7 @@ export const batchTool = defineTool({
   name: 'dbg_batch',
   title: 'Batch of reads',
   description:
-    'Up to 16 reads at one stop, nothing in between: inspect (view…), evaluate (expressions…), memory (address, length), disassemble (function, start, end…). Each result or error in order.',
+    'Up to 16 reads at one stop, nothing in between: inspect, evaluate, memory, disassemble ops with their tools\' fields. Results in order.',
   input,
   output,
   requires: ['stopped'],

@@ -195,7 +195,7 @@ export const breakpointsTool = defineTool({
   name: 'dbg_breakpoints',
   title: 'Breakpoints',
   description:
-    'Sets, changes or lists breakpoints (not while running). set by kind: breakpoint (location…); watchpoint (expression, access, watch_location); catchpoint (event, filter); dprintf (location, format, format_args; prints to dbg_io stream=debugger). Answers the table with hits.',
+    'Sets, changes or lists breakpoints (not while running). set by kind: breakpoint (location…); watchpoint (expression, access, watch_location); catchpoint (event, filter); dprintf (location, format, format_args; output in dbg_io stream=debugger).',
   input,
   output,
   requires: ['loaded', 'stopped', 'exited'],

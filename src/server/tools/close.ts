@@ -29,12 +29,22 @@ export const closeTool = defineTool({
         : `no session ${id} is open (already closed, or never opened); nothing to do`;
       return { data: { closed: false, note }, text: note };
     }
-    const pids = [...session.snapshot.inferiors.values()];
+    const target = session.target;
+    // A core's pid names a process that is gone (the number may belong to another one now).
+    const pids = target.kind === 'core' ? [] : [...session.snapshot.inferiors.values()];
     const debuggerPid = session.backend.info.pid;
-    const detach = session.target.kind !== 'launch';
     const closed = await ctx.sessions.close(id);
+    const through = target.remote ? ` through ${target.remote}` : '';
     const what =
-      pids.length === 0 ? 'no program was running' : `${detach ? 'detached from' : 'killed'} pid ${pids.join(', ')}`;
+      target.kind === 'core'
+        ? `closed the core ${target.core}`
+        : target.kind === 'remote'
+          ? `disconnected from ${target.remote} (the stub ends a program it started, lets go of one it attached)`
+          : pids.length === 0
+            ? 'no program was running'
+            : target.kind === 'attach'
+              ? `detached from pid ${pids.join(', ')}${through}: it runs on`
+              : `killed pid ${pids.join(', ')}${through}`;
     const note = closed
       ? `closed session ${id}: ${what}; the debugger${debuggerPid ? ` (pid ${debuggerPid})` : ''} has stopped`
       : `session ${id} was closed meanwhile; nothing to do`;

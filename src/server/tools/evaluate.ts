@@ -42,6 +42,11 @@ function explain(message: string): string {
   if (/Couldn't write extended state status/.test(message)) {
     return `the function call failed: gdb cannot restore the CPU's extended register state on this machine ("Couldn't write extended state status"), so calls into the program do not work here; read values instead`;
   }
+  // GDB reads a value whole before printing any of it, and refuses one past max-value-size (64 KiB).
+  const big = /value requires (\d+) bytes, which is more than max-value-size/.exec(message);
+  if (big) {
+    return `the value is ${big[1]} bytes, more than GDB reads at once: read a slice (arr[0]@200, *p@200) or use dbg_memory`;
+  }
   return message;
 }
 

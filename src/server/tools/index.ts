@@ -2,6 +2,7 @@ import type { ServerConfig } from '../config.js';
 import type { ToolDefinition } from '../defineTool.js';
 import { dataTools } from './dataTools.js';
 import { inspectTool } from './inspect.js';
+import { recordTool } from './record.js';
 import { runTool } from './run.js';
 import { sessionTools } from './sessionTools.js';
 import { startTool } from './start.js';
@@ -10,6 +11,6 @@ import { startTool } from './start.js';
 // biome-ignore lint/suspicious/noExplicitAny: each tool validates its own input type.
 export function allTools(config: ServerConfig): ToolDefinition<any>[] {
   // biome-ignore lint/suspicious/noExplicitAny: as above.
-  const tools: ToolDefinition<any>[] = [startTool, runTool, inspectTool, ...dataTools, ...sessionTools];
+  const tools: ToolDefinition<any>[] = [startTool, runTool, inspectTool, ...dataTools, ...sessionTools, recordTool];
   return config.raw ? tools : tools.filter((t) => t.name !== 'dbg_command');
 }

@@ -24,8 +24,8 @@ const input = z.strictObject({
   stream: z
     .enum(['program', 'debugger'])
     .optional()
-    .describe('read: program (default) or debugger (dprintf, warnings).'),
-  cursor: z.number().int().min(0).optional().describe('read: byte offset (default: after the last read).'),
+    .describe('read: program (default) or debugger.'),
+  cursor: z.number().int().min(0).optional().describe('read: default after last read.'),
   max_bytes: z
     .number()
     .int()
@@ -142,7 +142,7 @@ export const ioTool = defineTool({
   name: 'dbg_io',
   title: 'Program I/O',
   description:
-    "The program's terminal: read output from a byte cursor (next, dropped, more), write stdin (a line per newline), or send eof. The text escapes control characters.",
+    "The program's terminal: read output by byte cursor (next, dropped, more), write stdin (a line per newline), or send eof.",
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },

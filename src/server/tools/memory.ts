@@ -1,8 +1,11 @@
 import * as z from 'zod/v4';
 import type { DebuggerBackend } from '../../backends/debuggerBackend.js';
 import { LIMITS } from '../../session/limits.js';
+import { saveCore } from '../../session/sessionTargets.js';
 import { DebuggerError } from '../../util/errors.js';
-import { defineTool } from '../defineTool.js';
+import type { Answer } from '../answer.js';
+import { defineTool, type ToolContext } from '../defineTool.js';
+import { resolveNewFile } from '../paths.js';
 import { line, sessionId, stopId } from '../schemas.js';
 import { compact, type Wire } from '../wire.js';
 
@@ -14,20 +17,22 @@ export const memoryLength = z.number().int().min(1).max(LIMITS.memoryReadMax).de
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z.enum(['read', 'write']).optional().describe('Default read.'),
-  address: memoryAddress,
+  action: z.enum(['read', 'write', 'save_core']).optional().describe('Default read.'),
+  address: memoryAddress.optional(),
   length: memoryLength.optional(),
   bytes: line(3 * LIMITS.memoryReadMax)
     .regex(/^[0-9a-fA-F ]+$/, 'hex pairs, like "4a6b" or "4a 6b"')
     .optional()
     .describe('write: hex pairs, e.g. "48690a".'),
+  path: line(4096).optional().describe('save_core: a new file.'),
   stop_id: stopId.optional(),
 });
 
 const output = z.object({
-  address: z.string(),
-  length: z.number(),
-  hex: z.string(),
+  address: z.string().optional(),
+  length: z.number().optional(),
+  hex: z.string().optional(),
+  path: z.string().optional(),
   unreadable: z.number().optional(),
   written: z.number().optional(),
   session: z.looseObject({}),
@@ -97,13 +102,21 @@ export async function readMemoryAt(
 export const memoryTool = defineTool({
   name: 'dbg_memory',
   title: 'Memory',
-  description: `Reads up to ${LIMITS.memoryReadMax} bytes as hex plus a dump, or writes bytes (read back after). Unmapped memory: the readable part and the unreadable count.`,
+  description: `Reads up to ${LIMITS.memoryReadMax} bytes as hex plus a dump, or writes bytes (read back after), or save_core. Unmapped memory: the readable part and the unreadable count.`,
   input,
   output,
   requires: ['stopped'],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
     const action = args.action ?? 'read';
+    if (action === 'save_core') return saveCoreAnswer(args, ctx);
+    if (args.address === undefined) {
+      throw new DebuggerError('invalid_argument', `address: required for action=${action}`, { fields: ['address'] });
+    }
+    if (args.path !== undefined) {
+      throw new DebuggerError('invalid_argument', `path does not apply to action=${action}`, { fields: ['path'] });
+    }
+    const address = args.address;
     const field = action === 'read' ? 'bytes' : 'length';
     if (args[field] !== undefined) {
       throw new DebuggerError('invalid_argument', `${field} does not apply to action=${action}`, { fields: [field] });
@@ -125,9 +138,9 @@ export const memoryTool = defineTool({
       ['stopped'],
       action === 'read' ? 'read memory' : 'write memory',
       async (backend, signal) => {
-        if (hex === undefined) return readMemoryAt(backend, args.address, args.length ?? 64, signal);
-        await backend.writeMemory(args.address, hex, signal);
-        const back = await readMemoryAt(backend, args.address, hex.length / 2, signal);
+        if (hex === undefined) return readMemoryAt(backend, address, args.length ?? 64, signal);
+        await backend.writeMemory(address, hex, signal);
+        const back = await readMemoryAt(backend, address, hex.length / 2, signal);
         return {
           data: { ...back.data, written: hex.length / 2 },
           lines: [`wrote ${hex.length / 2} bytes; read back:`, ...back.lines.slice(1)],
@@ -138,3 +151,27 @@ export const memoryTool = defineTool({
     return { data: result.data, text: result.lines.join('\n'), session };
   },
 });
+
+/** save_core: the stopped program's memory and registers to a new core file under the roots. */
+async function saveCoreAnswer(args: z.output<typeof input>, ctx: ToolContext): Promise<Answer> {
+  const extra = (['address', 'length', 'bytes'] as const).filter((f) => args[f] !== undefined);
+  if (extra.length > 0) {
+    throw new DebuggerError('invalid_argument', `${extra.join(', ')} do not apply to action=save_core`, {
+      fields: extra,
+    });
+  }
+  if (args.path === undefined) {
+    throw new DebuggerError('invalid_argument', 'path: required for action=save_core (a new file under the roots)', {
+      fields: ['path'],
+    });
+  }
+  const session = ctx.sessions.get(args.session_id);
+  const path = await resolveNewFile(args.path, ctx.config.roots, 'path');
+  const bytes = await saveCore(session, path, ctx.signal);
+  const program = session.target.program;
+  return {
+    data: { path, length: bytes },
+    text: `saved a core of ${program || 'the program'} to ${path} (${(bytes / 1048576).toFixed(1)} MiB); dbg_start with program and core=${path} opens it`,
+    session,
+  };
+}

@@ -26,7 +26,7 @@ const ACTIONS = [
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z.enum(ACTIONS).describe('until/advance/jump need location; wait: for a running program.'),
+  action: z.enum(ACTIONS).describe('until/advance/jump take location.'),
   count: z.number().int().min(1).max(10_000).optional().describe('Repeat a step.'),
   thread: threadId.optional(),
   location: line(1024).optional().describe('file.c:42, func or *ADDR.'),
@@ -51,7 +51,7 @@ export const runTool = defineTool({
   name: 'dbg_run',
   title: 'Run control',
   description:
-    'Moves the program, waits up to timeout_ms for the next stop or exit, gathers the inspect plan there. At the deadline: state running, unless on_timeout=interrupt. interrupt never waits behind other calls. On exit: code or signal, breakpoints never hit.',
+    'Moves the program, waits up to timeout_ms for the next stop or exit, gathers the inspect plan. At the deadline: running, unless on_timeout=interrupt. interrupt never waits behind other calls. reverse_* need recording (or rr).',
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },

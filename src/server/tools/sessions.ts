@@ -27,6 +27,29 @@ export function whereNow(session: Session): string {
   }
 }
 
+/** What a session debugs besides a program launched here: a core, an attached pid, a stub. */
+export function targetWire(target: Session['target']): Wire | undefined {
+  if (target.kind === 'launch' && target.remote === undefined) return undefined;
+  return compact({
+    kind: target.kind,
+    core: target.kind === 'core' ? target.core : undefined,
+    pid: target.kind === 'attach' ? target.pid : undefined,
+    remote: target.remote,
+  });
+}
+
+/** Pids of the processes debugged; none for a core (its pid names a process that is gone). */
+function livePids(session: Session): number[] {
+  return session.target.kind === 'core' ? [] : [...session.snapshot.inferiors.values()];
+}
+
+function targetText(target: Session['target']): string {
+  const via = target.remote ? ` via ${target.remote}` : '';
+  if (target.kind === 'core') return ` core ${target.core}`;
+  if (target.kind === 'attach') return ` attached${via}`;
+  return via;
+}
+
 export function sessionEntry(session: Session, now = Date.now()): Wire {
   const snap = session.snapshot;
   return compact({
@@ -34,10 +57,11 @@ export function sessionEntry(session: Session, now = Date.now()): Wire {
     backend: session.backend.info.kind,
     program: session.target.program,
     args: session.target.args,
+    target: targetWire(session.target),
     state: snap.state.phase,
     stop_id: snap.stopId,
     summary: whereNow(session),
-    pids: [...snap.inferiors.values()],
+    pids: livePids(session),
     debugger_pid: session.backend.info.pid,
     age_s: Math.round((now - session.createdAt) / 1000),
     idle_s: Math.round((now - session.lastUsedAt) / 1000),
@@ -73,10 +97,10 @@ export const sessionsTool = defineTool({
     const now = Date.now();
     const list = ctx.sessions.list();
     const lines = list.map((s) => {
-      const pids = [...s.snapshot.inferiors.values()];
+      const pids = livePids(s);
       const args = s.target.args.length > 0 ? ` ${s.target.args.map((a) => JSON.stringify(a)).join(' ')}` : '';
       return printable(
-        `${s.id} ${s.backend.info.kind} ${s.phase} ${s.target.program}${args}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}`,
+        `${s.id} ${s.backend.info.kind} ${s.phase} ${s.target.program || '(program unknown)'}${args}${targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}`,
       );
     });
     if (lines.length === 0) lines.push('no sessions open (dbg_start opens one)');

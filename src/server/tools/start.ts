@@ -2,6 +2,7 @@ import * as z from 'zod/v4';
 import { recordEnvironment } from '../../backends/gdb/gdbRecord.js';
 import type { Breakpoint } from '../../model/model.js';
 import type { RunOutcome, Session } from '../../session/session.js';
+import { configureForks } from '../../session/sessionTargets.js';
 import { DebuggerError } from '../../util/errors.js';
 import { defineTool } from '../defineTool.js';
 import { resolveDirectory, resolveProgram } from '../paths.js';
@@ -10,11 +11,10 @@ import { includeLocals, inspectPlan, line, onTimeout, stackDepth, timeoutMs } fr
 import { breakpointWire, compact } from '../wire.js';
 import { runAnswer } from './runAnswer.js';
 import { startRecorded } from './startRecord.js';
+import { checkLaunchable, startTarget, targetFields, wantsTarget } from './startTargets.js';
 
-const oneLineArg = z
-  .string()
-  .max(4096)
-  .refine((s) => !s.includes('\0'), { message: 'must not contain NUL (it would end the argument early)' });
+// Arguments travel to GDB on one MI line (-exec-arguments): a line break would end it early.
+const oneLineArg = line(4096);
 
 export const startBreakpoint = z.strictObject({
   location: line(1024).describe('Location.'),
@@ -23,7 +23,7 @@ export const startBreakpoint = z.strictObject({
 });
 
 const input = z.strictObject({
-  program: line(4096).describe('Executable.'),
+  program: line(4096).optional().describe('Executable.'),
   args: z.array(oneLineArg).max(64).optional().describe('Literal argv[1..].'),
   cwd: line(4096).optional().describe('Default: workspace root.'),
   env: z
@@ -37,20 +37,22 @@ const input = z.strictObject({
   stop: z
     .enum(['none', 'main', 'entry', 'no-run'])
     .optional()
-    .describe('none (default): until breakpoint, signal or exit; entry: first instruction; no-run: load only.'),
+    .describe('none (default): to a breakpoint, signal or exit; entry: 1st instruction; no-run: load.'),
   inspect: inspectPlan.optional(),
   stack_depth: stackDepth.optional(),
   include_locals: includeLocals.optional(),
   timeout_ms: timeoutMs.optional(),
   on_timeout: onTimeout.optional().describe('Default: interrupt.'),
-  backend: z.enum(['gdb', 'lldb', 'winedbg', 'rr']).optional().describe('Default gdb.'),
-  record: z.boolean().optional().describe('Record from main on, for reverse execution (slow).'),
+  backend: z.enum(['gdb', 'rr']).optional().describe('rr replays trace.'),
+  record: z.boolean().optional().describe('Record from main, for reverse_* (slow).'),
+  ...targetFields,
 });
 
 const output = z.object({
   session_id: z.string(),
   program: z.string(),
   debugger: z.string(),
+  target: z.looseObject({}).optional(),
   breakpoints: z.array(z.looseObject({})).optional(),
   outcome: z.looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) }).optional(),
   views: z.looseObject({}).optional(),
@@ -71,14 +73,15 @@ export const startTool = defineTool({
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, ctx) {
-    if (args.backend !== undefined && args.backend !== 'gdb') {
-      throw new DebuggerError(
-        'backend_unavailable',
-        `the ${args.backend} backend is not available in this version; use backend=gdb (dbg_doctor lists what works here)`,
-      );
+    if (wantsTarget(args)) return startTarget(args, ctx, { installBreakpoints, startRun });
+    if (args.program === undefined) {
+      throw new DebuggerError('invalid_argument', 'program: required (or core with program, attach, or remote)', {
+        field: 'program',
+      });
     }
     const roots = ctx.config.roots;
     const program = await resolveProgram(args.program, roots);
+    await checkLaunchable(program);
     const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
     ctx.progress(0, 'starting the debugger');
     const { session, report } = await ctx.sessions.launch(
@@ -92,6 +95,7 @@ export const startTool = defineTool({
     );
     const warnings = [...report.warnings];
     try {
+      if (args.forks) await configureForks(session, args.forks, ctx.signal);
       const installed = await installBreakpoints(session, args.breakpoints ?? [], warnings, ctx.signal);
       const header = `${program}${args.args?.length ? ` ${args.args.map((a) => JSON.stringify(a)).join(' ')}` : ''} under ${session.backend.info.version}`;
       const extra = compact({
@@ -151,7 +155,7 @@ async function installBreakpoints(
   for (const spec of specs) {
     try {
       const bp = await session.mutate(
-        ['loaded'],
+        ['loaded', 'stopped'],
         'set a breakpoint',
         (b) =>
           b.insertBreakpoint(

@@ -1,0 +1,101 @@
+// Doctor lines for the targets a session does not launch: core files, remote stubs (gdbserver,
+// QEMU user mode), foreign architectures (gdb-multiarch) and forks. Each runs the real tool.
+
+import { execFile } from 'node:child_process';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { childEnvironment } from '../process/childEnvironment.js';
+import type { DoctorCheck, DoctorOptions } from './doctor.js';
+import { gdbKnowsArchitecture } from './gdb/gdbTargets.js';
+
+function which(name: string): string | undefined {
+  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
+    if (!dir) continue;
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return join(dir, name);
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** The first line a tool prints for --version, or undefined when it does not run. */
+function versionOf(file: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    execFile(file, ['--version'], { timeout: 10_000, env: childEnvironment(process.env) }, (error, stdout) => {
+      const first = String(stdout).split('\n')[0]?.trim();
+      resolve(error || !first ? undefined : first);
+    });
+  });
+}
+
+/** Where the kernel puts a crashing program's core, in words, with how to get one. */
+export function coreCheck(pattern: string | undefined): DoctorCheck {
+  const name = 'core files';
+  const reads = 'dbg_start program+core opens a dump; dbg_memory save_core writes one';
+  if (pattern === undefined) return { name, ok: true, detail: `${reads}; the kernel's core_pattern is unknown` };
+  if (pattern.startsWith('|')) {
+    const handler = pattern.slice(1).split(' ')[0] ?? '';
+    const fetch = /systemd-coredump/.test(handler)
+      ? 'coredumpctl dump PID -o FILE'
+      : /apport/.test(handler)
+        ? 'apport-unpack the .crash file in /var/crash'
+        : `ask ${handler}`;
+    return { name, ok: true, detail: `${reads}; crashes go to ${handler}: ${fetch} gets the file` };
+  }
+  return {
+    name,
+    ok: true,
+    detail: `${reads}; crashes dump to ${pattern} (relative to the program's cwd) when ulimit -c allows`,
+  };
+}
+
+export async function targetChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
+  const env = childEnvironment(process.env, options.passthroughEnv);
+  const gdbserver = which('gdbserver');
+  const qemu = which('qemu-aarch64');
+  const multiarch = which('gdb-multiarch');
+  const [serverVersion, qemuVersion, nativeArm, multiArm] = await Promise.all([
+    gdbserver ? versionOf(gdbserver) : undefined,
+    qemu ? versionOf(qemu) : undefined,
+    gdbKnowsArchitecture(options.gdbPath, 'aarch64', env),
+    multiarch ? gdbKnowsArchitecture(multiarch, 'aarch64', env) : false,
+  ]);
+  let pattern: string | undefined;
+  try {
+    pattern = readFileSync('/proc/sys/kernel/core_pattern', 'utf8').trim();
+  } catch {
+    pattern = undefined;
+  }
+  const checks: DoctorCheck[] = [coreCheck(pattern)];
+  checks.push(
+    serverVersion
+      ? { name: 'gdbserver', ok: true, detail: `${serverVersion}: remote=host:port, extended=true for --multi` }
+      : { name: 'gdbserver', ok: false, detail: 'gdbserver not found', fix: 'apt-get install gdbserver' },
+  );
+  checks.push(
+    qemuVersion
+      ? { name: 'qemu-user', ok: true, detail: `${qemuVersion}: qemu-aarch64 -g PORT prog, then remote` }
+      : { name: 'qemu-user', ok: false, detail: 'qemu-aarch64 not found', fix: 'apt-get install qemu-user' },
+  );
+  checks.push(
+    nativeArm
+      ? { name: 'foreign arch', ok: true, detail: `${options.gdbPath} debugs AArch64 and other architectures` }
+      : multiArm
+        ? { name: 'foreign arch', ok: true, detail: `gdb-multiarch (${multiarch}) is used for other architectures` }
+        : {
+            name: 'foreign arch',
+            ok: false,
+            detail: `${options.gdbPath} knows only this machine's architecture and no gdb-multiarch was found`,
+            fix: 'apt-get install gdb-multiarch',
+          },
+  );
+  checks.push({
+    name: 'forks',
+    ok: true,
+    detail: 'dbg_start forks=parent|child|both; catch fork/exec in dbg_breakpoints',
+  });
+  return checks;
+}

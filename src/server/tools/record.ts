@@ -1,0 +1,117 @@
+import { isAbsolute, relative, resolve } from 'node:path';
+import * as z from 'zod/v4';
+import { findOnPath } from '../../backends/doctor.js';
+import { recordWithRr } from '../../backends/rr/rrRecord.js';
+import { listTraces } from '../../backends/rr/rrTraces.js';
+import { childEnvironment } from '../../process/childEnvironment.js';
+import { DebuggerError } from '../../util/errors.js';
+import { defineTool } from '../defineTool.js';
+import { resolveDirectory, resolveProgram } from '../paths.js';
+import { printable } from '../render.js';
+import { line, timeoutMs } from '../schemas.js';
+import { compact } from '../wire.js';
+
+const input = z.strictObject({
+  program: line(4096).describe('Executable.'),
+  args: z
+    .array(
+      z
+        .string()
+        .max(4096)
+        .refine((s) => !s.includes('\0'), 'must not contain NUL'),
+    )
+    .max(64)
+    .optional()
+    .describe('Literal argv[1..].'),
+  cwd: line(4096).optional().describe('Default: workspace root.'),
+  env: z
+    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'not a variable name'), line(4096))
+    .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
+    .optional()
+    .describe('Extra variables.'),
+  stdin: z.string().max(1_000_000).optional().describe('Its standard input.'),
+  timeout_ms: timeoutMs.optional(),
+});
+
+const output = z.object({
+  trace: z.string(),
+  exit_code: z.number().optional(),
+  signal: z.string().optional(),
+  timed_out: z.boolean().optional(),
+  output: z.looseObject({}),
+  processes: z.array(z.looseObject({})).optional(),
+});
+
+export const recordTool = defineTool({
+  name: 'dbg_record',
+  title: 'Record with rr',
+  description:
+    'Records a run with rr (argv, no shell). Replay it forwards and backwards with dbg_start backend=rr trace=…; dbg://traces lists recordings.',
+  input,
+  output,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
+  async run(args, ctx) {
+    const rrPath = findOnPath(['rr']);
+    if (!rrPath) {
+      throw new DebuggerError(
+        'backend_unavailable',
+        'rr is not installed (apt-get install rr); dbg_start record=true records with GDB instead',
+      );
+    }
+    const roots = ctx.config.roots;
+    const program = await resolveProgram(args.program, roots);
+    const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
+    ctx.progress(0, 'recording with rr');
+    const env = {
+      ...childEnvironment(process.env, ctx.config.passthroughEnv),
+      ...(args.env ?? {}),
+      _RR_TRACE_DIR: ctx.config.rrTraceDir,
+    };
+    const rec = await recordWithRr({
+      rrPath,
+      argv: [program, ...(args.args ?? [])],
+      ...(cwd ? { cwd } : {}),
+      env,
+      ...(args.stdin !== undefined ? { stdin: args.stdin } : {}),
+      timeoutMs: args.timeout_ms ?? ctx.config.runTimeoutMs,
+      signal: ctx.signal,
+    });
+    const trace = isAbsolute(rec.trace) ? rec.trace : resolve(cwd ?? '.', rec.trace);
+    const listed = (await listTraces(ctx.config.rrTraceDir, { rrPath, limit: 20 })).find(
+      (t) => relative(t.path, trace) === '',
+    );
+    const text = [
+      `recorded ${program} into ${trace} in ${rec.durationMs} ms`,
+      rec.timedOut
+        ? `stopped at the ${args.timeout_ms ?? ctx.config.runTimeoutMs} ms deadline (the trace holds the run so far)`
+        : rec.signal
+          ? `ended by ${rec.signal}`
+          : `exit code ${rec.exitCode ?? '?'}`,
+      ...(listed?.processes ?? []).map(
+        (p) => `process ${p.pid}${p.exit !== undefined ? ` exit ${p.exit}` : ''}: ${p.command}`,
+      ),
+      ...(rec.output
+        ? [
+            'output (last lines):',
+            ...printable(rec.output)
+              .trimEnd()
+              .split('\n')
+              .slice(-12)
+              .map((l) => `| ${l}`),
+          ]
+        : []),
+      `next: dbg_start backend=rr trace=${JSON.stringify(trace)}`,
+    ];
+    return {
+      data: compact({
+        trace,
+        exit_code: rec.exitCode ?? undefined,
+        signal: rec.signal,
+        timed_out: rec.timedOut || undefined,
+        output: compact({ text: rec.output, dropped: rec.outputDropped || undefined }),
+        processes: listed?.processes,
+      }),
+      text: text.join('\n'),
+    };
+  },
+});

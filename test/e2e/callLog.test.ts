@@ -1,0 +1,70 @@
+// Every tool call leaves one JSON line on stderr: call id, tool, arguments cut to their caps,
+// outcome, duration, session. Replies are not logged: what the program printed or a value read
+// from its memory never appears there.
+import { describe, expect, it } from 'vitest';
+import { startServer } from '../helpers/mcp.js';
+import { fixture } from '../helpers/paths.js';
+
+interface CallRecord {
+  time: string;
+  level: string;
+  message: string;
+  callId: number;
+  tool: string;
+  arguments: Record<string, unknown>;
+  outcome: string;
+  durationMs: number;
+  session?: string;
+}
+
+describe('the tool-call log', () => {
+  it('one line per call with id, tool, cut arguments, outcome and duration; no reply text', async () => {
+    const h = await startServer();
+    const longText = 'y'.repeat(10_000);
+    const started = await h.call('dbg_start', {
+      program: fixture('stdin_echo'),
+      stdin: `${longText}\n`,
+      stop: 'main',
+      inspect: ['none'],
+    });
+    const id = started.data.session_id;
+    // 3703701 appears nowhere but in the answer (the value computed in the program's context).
+    const value = await h.call('dbg_evaluate', { session_id: id, expressions: ['1234567 * 3'] });
+    expect(value.data.results[0].value).toBe('3703701');
+    const bad = await h.call('dbg_run', { session_id: id, action: 'fly' });
+    expect(bad.code).toBe('invalid_argument');
+    await h.call('dbg_close', { session_id: id });
+    await new Promise((r) => setTimeout(r, 100)); // stderr is a pipe: let the last line land
+
+    const records = h.stderr.map((l) => JSON.parse(l) as CallRecord).filter((r) => r.message === 'tool call');
+    expect(records.map((r) => [r.tool, r.outcome])).toEqual([
+      ['dbg_start', 'ok'],
+      ['dbg_evaluate', 'ok'],
+      ['dbg_run', 'error:invalid_argument'],
+      ['dbg_close', 'ok'],
+    ]);
+    const ids = records.map((r) => r.callId);
+    expect(new Set(ids).size).toBe(4);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    for (const r of records) {
+      expect(r.level).toBe('info');
+      expect(Number.isNaN(Date.parse(r.time))).toBe(false);
+      expect(r.durationMs).toBeGreaterThanOrEqual(0);
+      expect(r.durationMs).toBeLessThan(30_000);
+    }
+    const [start, evaluate, run, close] = records as [CallRecord, CallRecord, CallRecord, CallRecord];
+    // Arguments as sent, a long string cut at 4096 characters with its length said.
+    expect(start.arguments['program']).toBe(fixture('stdin_echo'));
+    expect(start.arguments['stdin']).toBe(`${'y'.repeat(4096)}…(10001 chars)`);
+    expect(start.session).toBeUndefined();
+    expect(evaluate).toMatchObject({ session: id, arguments: { session_id: id, expressions: ['1234567 * 3'] } });
+    expect(run.arguments).toEqual({ session_id: id, action: 'fly' });
+    expect(close.session).toBe(id);
+    // No reply is logged: not the computed value, not the long input echoed back.
+    const all = h.stderr.join('\n');
+    expect(all).not.toContain('3703701');
+    expect(all.split(longText.slice(0, 4097)).length).toBe(1);
+    // Every line of stderr is one JSON object: nothing else shares the channel.
+    for (const line of h.stderr) expect(() => JSON.parse(line)).not.toThrow();
+  });
+});
