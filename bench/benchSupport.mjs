@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const fixturesDir = path.join(repoRoot, 'fixtures', 'c');
 /** The server measured: the build, or another entry point to compare (BENCH_SERVER_MAIN=path). */
-export const serverMain = process.env.BENCH_SERVER_MAIN ?? path.join(repoRoot, 'dist', 'main.js');
+export const serverMain = process.env.BENCH_SERVER_MAIN ?? path.join(repoRoot, 'dist', 'dbg-mcp.js');
 
 /** The environment both sides get: nothing of the caller's beyond what a program needs. */
 export const childEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' };
@@ -92,7 +92,7 @@ export async function interleave(times, a, b) {
 }
 
 /**
- * The built server (dist/main.js) over stdio with the SDK client, as an agent's client runs it.
+ * The built server (dist/dbg-mcp.js) over stdio with the SDK client, as an agent's client runs it.
  * `call` answers the parsed result with its wall time.
  */
 export async function startServer(args = [], nodeArgs = []) {

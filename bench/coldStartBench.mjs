@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Cold start. The server: spawn of `node dist/main.js` to its answer to `initialize` (what a
+// Cold start. The server: spawn of `node dist/dbg-mcp.js` to its answer to `initialize` (what a
 // client waits for before its first call), beside a bare `node -e 0` for scale. A session: one
 // dbg_start that stops at main, against gdb's own `gdb -nx -batch -ex start`. The sides take turns.
 //

@@ -8,7 +8,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const transport = new StdioClientTransport({
   command: process.execPath,
-  args: [join(root, 'dist', 'main.js')],
+  args: [join(root, 'dist', 'dbg-mcp.js')],
   stderr: 'ignore',
 });
 const client = new Client({ name: 'tools-list-size', version: '1' });

@@ -5,13 +5,12 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { packageRoot, serverEntry } from '../util/version.js';
 
-const here = dirname(fileURLToPath(import.meta.url));
-const repo = resolve(here, '..', '..');
+const repo = packageRoot();
 
 function show(title: string, body: string): void {
   process.stdout.write(`\n── ${title} ${'─'.repeat(Math.max(0, 72 - title.length))}\n${body}\n`);
@@ -30,7 +29,7 @@ export async function runDemo(): Promise<number> {
   }
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(repo, 'dist', 'main.js'), '--root', work],
+    args: [serverEntry(), '--root', work],
     stderr: 'ignore',
   });
   const client = new Client({ name: 'dbg-mcp-demo', version: '1' });

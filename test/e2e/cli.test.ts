@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/paths.js';
 
 const run = promisify(execFile);
-const main = join(repoRoot, 'dist', 'main.js');
+const main = join(repoRoot, 'dist', 'dbg-mcp.js');
 
 async function cli(
   args: string[],

@@ -11,7 +11,7 @@ const INSPECTOR = '@modelcontextprotocol/inspector@2.12.0';
 async function inspector(args: string[]): Promise<any> {
   const { stdout } = await run(
     'npx',
-    ['-y', INSPECTOR, '--cli', process.execPath, join(repoRoot, 'dist', 'main.js'), '--root', fixturesDir, ...args],
+    ['-y', INSPECTOR, '--cli', process.execPath, join(repoRoot, 'dist', 'dbg-mcp.js'), '--root', fixturesDir, ...args],
     { timeout: 150_000, maxBuffer: 16 * 1024 * 1024, env: { ...process.env, npm_config_loglevel: 'error' } },
   );
   return JSON.parse(stdout);

@@ -52,7 +52,7 @@ class RawClient {
 }
 
 async function serverWithPrograms(): Promise<{ child: ChildProcess; pids: number[] }> {
-  const child = spawn(process.execPath, [join(repoRoot, 'dist', 'main.js'), '--root', fixturesDir], {
+  const child = spawn(process.execPath, [join(repoRoot, 'dist', 'dbg-mcp.js'), '--root', fixturesDir], {
     stdio: ['pipe', 'pipe', 'ignore'],
   });
   const client = new RawClient(child);

@@ -1,4 +1,4 @@
-// End-to-end: the built server (dist/main.js) over stdio, driven by the MCP SDK client.
+// End-to-end: the built server (dist/dbg-mcp.js) over stdio, driven by the MCP SDK client.
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -35,11 +35,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((h) => h.close()));
 });
 
-/** Starts dist/main.js with the fixtures directory as workspace root (plus `args`). */
+/** Starts dist/dbg-mcp.js with the fixtures directory as workspace root (plus `args`). */
 export async function startServer(args: string[] = [], env: Record<string, string> = {}): Promise<McpHarness> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(repoRoot, 'dist', 'main.js'), '--root', fixturesDir, ...args],
+    args: [join(repoRoot, 'dist', 'dbg-mcp.js'), '--root', fixturesDir, ...args],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
     stderr: 'pipe',
   });
