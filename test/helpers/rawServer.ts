@@ -1,4 +1,4 @@
-// The built server (dist/main.js) as a child process this test owns, driven by raw JSON-RPC
+// The built server (dist/dbg-mcp.js) as a child process this test owns, driven by raw JSON-RPC
 // lines: the test can SIGKILL it, SIGTERM it or close its stdin, which the SDK client cannot.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -29,7 +29,7 @@ export class RawServer {
 
   /** Starts the server with the fixtures as workspace root, and initialises MCP. */
   static async start(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RawServer> {
-    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'main.js'), '--root', fixturesDir, ...args], {
+    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'dbg-mcp.js'), '--root', fixturesDir, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...env },
     });
