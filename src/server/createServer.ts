@@ -1,6 +1,7 @@
 // The MCP server factory: registers every tool, resource and prompt on a fresh McpServer. No
 // side effects at import; the caller owns the session manager (one per connection).
 
+import { realpathSync } from 'node:fs';
 import { type CallToolResult, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type * as z from 'zod/v4';
 import { SessionManager } from '../session/sessionManager.js';
@@ -108,7 +109,18 @@ export function advertisedAnnotations(a: ToolDefinition['annotations']): Record<
 
 let callCounter = 0;
 
-function cutForLog(value: unknown, depth = 0): unknown {
+/**
+ * Arguments as the log keeps them: cut to their caps, and environment values redacted (the
+ * names stay): a token passed to a program through `env` must not land in the operator's log.
+ */
+function cutForLog(value: unknown, depth = 0, key = ''): unknown {
+  if (key === 'env' && value && typeof value === 'object' && !Array.isArray(value)) {
+    return Object.fromEntries(
+      Object.keys(value)
+        .slice(0, 64)
+        .map((k) => [k, '<redacted>']),
+    );
+  }
   if (typeof value === 'string') return value.length > 4096 ? `${value.slice(0, 4096)}…(${value.length} chars)` : value;
   if (Array.isArray(value)) return depth > 4 ? '[…]' : value.slice(0, 64).map((v) => cutForLog(v, depth + 1));
   if (value && typeof value === 'object') {
@@ -116,7 +128,7 @@ function cutForLog(value: unknown, depth = 0): unknown {
     return Object.fromEntries(
       Object.entries(value)
         .slice(0, 64)
-        .map(([k, v]) => [k, cutForLog(v, depth + 1)]),
+        .map(([k, v]) => [k, cutForLog(v, depth + 1, k)]),
     );
   }
   return value;
@@ -132,6 +144,13 @@ export function createServer(
     commandTimeoutMs: config.commandTimeoutMs,
     allowInferiorCalls: config.allowInferiorCalls,
     ...(config.transcriptDir ? { transcriptDir: config.transcriptDir } : {}),
+    sourceRoots: config.roots.map((r) => {
+      try {
+        return realpathSync(r);
+      } catch {
+        return r;
+      }
+    }),
   }),
 ): CreatedServer {
   const server = new McpServer(

@@ -3,13 +3,9 @@
 
 import { constants } from 'node:fs';
 import { access, lstat, realpath, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { DebuggerError } from '../util/errors.js';
-
-function under(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-}
+import { isUnder } from '../util/pathUnder.js';
 
 /** The real path of `path` (relative paths start at the first root), refused outside the roots. */
 export async function resolveInRoots(path: string, roots: readonly string[], field: string): Promise<string> {
@@ -22,7 +18,7 @@ export async function resolveInRoots(path: string, roots: readonly string[], fie
     throw new DebuggerError('invalid_argument', `${field}: ${absolute} does not exist`, { field });
   }
   const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => resolve(r))));
-  if (!realRoots.some((r) => under(r, real))) {
+  if (!realRoots.some((r) => isUnder(r, real))) {
     throw new DebuggerError(
       'invalid_argument',
       `${field}: ${real} is outside the workspace roots (${realRoots.join(', ')}); start the server with --root to allow it`,

@@ -64,7 +64,8 @@ export function registerResources(server: McpServer, sessions: SessionManager, c
     'dbg://traces',
     {
       title: 'rr traces',
-      description: 'Recordings under the rr trace directory: program, date, size, processes and exit statuses, newest first.',
+      description:
+        'Recordings under the rr trace directory: program, date, size, processes and exit statuses, newest first.',
       mimeType: JSON_TYPE,
     },
     async (uri) => {

@@ -25,6 +25,8 @@ export interface SessionManagerOptions {
   allowInferiorCalls?: boolean;
   /** Bytes of program output kept per session. */
   outputCapacity?: number;
+  /** Resolved directories whose files answers may quote as source (undefined: any). */
+  sourceRoots?: readonly string[];
   /** A directory for MI transcripts, one file per session (`<id>.mi`), or undefined for none. */
   transcriptDir?: string;
 }
@@ -107,6 +109,7 @@ export class SessionManager {
       commandTimeoutMs: this.options.commandTimeoutMs,
       allowInferiorCalls: this.options.allowInferiorCalls,
       outputCapacity: this.options.outputCapacity,
+      ...(this.options.sourceRoots ? { sourceRoots: this.options.sourceRoots } : {}),
       ...backend,
       ...(transcript ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) } : {}),
     }).catch((e: unknown) => {

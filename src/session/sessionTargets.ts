@@ -20,8 +20,8 @@ import {
 import { childEnvironment } from '../process/childEnvironment.js';
 import { DebuggerError } from '../util/errors.js';
 import type { RunAction, RunOutcome, Session, SessionTarget } from './session.js';
-import { openReplay } from './sessionReplay.js';
 import type { SessionManager } from './sessionManager.js';
+import { openReplay } from './sessionReplay.js';
 
 export type TargetRequest = {
   /** The program: its symbols are loaded first; for `launch` it is also what runs. */

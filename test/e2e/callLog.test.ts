@@ -68,3 +68,20 @@ describe('the tool-call log', () => {
     for (const line of h.stderr) expect(() => JSON.parse(line)).not.toThrow();
   });
 });
+
+describe('the tool-call log and secrets', () => {
+  it('keeps the names of environment variables given to a program, never their values', async () => {
+    const h = await startServer();
+    const r = await h.call('dbg_start', {
+      program: fixture('echo_args'),
+      env: { DBG_MCP_PROBE: 'visible-to-the-program', API_TOKEN: 's3cr3t-value' },
+      inspect: ['none'],
+    });
+    expect(r.data.output.text).toContain('probe=visible-to-the-program');
+    await new Promise((res) => setTimeout(res, 100));
+    const line = h.stderr.find((l) => l.includes('"tool call"') && l.includes('dbg_start'));
+    expect(line).toBeDefined();
+    expect(line).not.toContain('s3cr3t-value');
+    expect(JSON.parse(line as string).arguments.env).toEqual({ DBG_MCP_PROBE: '<redacted>', API_TOKEN: '<redacted>' });
+  });
+});

@@ -195,3 +195,21 @@ describe('dbg_start: problems are said plainly', () => {
     expect(r.data.error.message).toMatch(/^trace:/);
   });
 });
+
+describe('source confinement', () => {
+  it('quotes source only from files under the workspace roots', async () => {
+    // The crash fixture's source lies under fixtures/c; with the root narrowed to the build
+    // directory, the program runs but its source is not quoted, and the answer says why.
+    const { fixturesDir } = await import('../helpers/paths.js');
+    const { startServer: start } = await import('../helpers/mcp.js');
+    const h = await start(['--root', join(fixturesDir, 'build')]);
+    const r = await h.call('dbg_start', { program: fixture('crash'), args: ['segv'] });
+    expect(r.data.views.crash.hint).toMatch(/NULL pointer dereference/);
+    expect(r.data.views.crash.source).toBeUndefined();
+    expect(r.data.failures.join('\n')).toMatch(/not a file under the workspace roots/);
+    const id = r.data.session_id;
+    const asked = await h.call('dbg_inspect', { session_id: id, view: 'source', file: '/etc/passwd', line: 1 });
+    expect(asked.isError).toBe(true);
+    expect(asked.text).not.toContain('root:');
+  });
+});

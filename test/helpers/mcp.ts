@@ -35,11 +35,11 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((h) => h.close()));
 });
 
-/** Starts dist/dbg-mcp.js with the fixtures directory as workspace root (plus `args`). */
+/** Starts dist/dbg-mcp.js with the fixtures directory as workspace root, unless `args` names roots. */
 export async function startServer(args: string[] = [], env: Record<string, string> = {}): Promise<McpHarness> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(repoRoot, 'dist', 'dbg-mcp.js'), '--root', fixturesDir, ...args],
+    args: [join(repoRoot, 'dist', 'dbg-mcp.js'), ...(args.includes('--root') ? [] : ['--root', fixturesDir]), ...args],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
     stderr: 'pipe',
   });

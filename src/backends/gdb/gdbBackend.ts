@@ -4,6 +4,7 @@
 // for the raw `command` escape hatch.
 
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { realpath } from 'node:fs/promises';
 import type {
   Breakpoint,
   Frame,
@@ -51,6 +52,7 @@ import { elfHasDebugInfo, readElf } from '../../util/elf.js';
 import { DebuggerError } from '../../util/errors.js';
 import { readFileLines } from '../../util/fileLines.js';
 import { log } from '../../util/log.js';
+import { isUnder } from '../../util/pathUnder.js';
 import type {
   BackendEvent,
   BackendInfo,
@@ -88,6 +90,8 @@ export interface GdbBackendOptions {
   printRepeats?: number;
   /** Inferior function calls (`print f(1)`): off unless asked for. */
   allowInferiorCalls?: boolean;
+  /** Resolved directories whose files may be quoted as source (undefined: any file GDB names). */
+  sourceRoots?: readonly string[];
   /** Skip the program terminal (targets that are not launched here: cores, remotes). */
   noTerminal?: boolean;
 }
@@ -156,6 +160,8 @@ export class GdbBackend implements DebuggerBackend {
   private recording = false;
   /** Whether the latest resume ran backwards: it decides which end of history a stop is at. */
   private reversing = false;
+  /** Where quoted source may come from (GdbBackendOptions.sourceRoots). */
+  private sourceRoots: readonly string[] | undefined;
   /** Target-specific facts read at each stop before it is reported (rr: the trace position). */
   private readonly stopProbes: ((stop: StopEvent) => Promise<void>)[] = [];
 
@@ -221,6 +227,7 @@ export class GdbBackend implements DebuggerBackend {
       },
     );
     backend = new GdbBackend(child, connection, terminal, protocol);
+    backend.sourceRoots = options.sourceRoots;
     // Should this server be SIGKILLed, gdb and what it started go too (orphanGuard.ts).
     if (child.pid !== undefined) guardSession(identify(child.pid));
     const self = backend;
@@ -1066,6 +1073,19 @@ export class GdbBackend implements DebuggerBackend {
     // libc's debug info installed: 40-50 ms, 7 ms after; the file itself takes well under 1 ms).
     // Only files GDB named: anything else would let view=source read any file on the machine.
     // Past the end, GDB's own answer says how long the file is.
+    const roots = this.sourceRoots;
+    if (roots !== undefined) {
+      // Confined: only files that really lie under the workspace roots are quoted. A crafted
+      // program's debug info may name any file on the machine (a key, a token file).
+      const real = await realpath(file).catch(() => undefined);
+      if (real === undefined || !roots.some((r) => isUnder(r, real))) {
+        throw new DebuggerError(
+          'invalid_argument',
+          `source of ${file} is not shown: it is not a file under the workspace roots (${roots.join(', ')}); start the server with --root to include it`,
+        );
+      }
+      return (await readFileLines(real, from, to)) ?? [];
+    }
     if (this.sourceFiles.has(file)) {
       const lines = await readFileLines(file, from, to);
       if (lines !== undefined && lines.length > 0) return lines;

@@ -125,7 +125,7 @@ export const batchTool = defineTool({
   name: 'dbg_batch',
   title: 'Batch of reads',
   description:
-    'Up to 16 reads at one stop, nothing in between: inspect, evaluate, memory, disassemble ops with their tools\' fields. Results in order.',
+    "Up to 16 reads at one stop, nothing in between: inspect, evaluate, memory, disassemble ops with their tools' fields. Results in order.",
   input,
   output,
   requires: ['stopped'],

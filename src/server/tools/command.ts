@@ -154,8 +154,7 @@ const output = z.object({
 export const commandTool = defineTool({
   name: 'dbg_command',
   title: 'Raw command',
-  description:
-    `Escape hatch: one GDB CLI command, with the server's authority; its output (${LIMITS.commandOutputMax} chars max). Resuming commands wait for the stop. Refused, to protect the session: quit, kill, detach, attach, shell, multi-line, server settings.`,
+  description: `Escape hatch: one GDB CLI command, with the server's authority; its output (${LIMITS.commandOutputMax} chars max). Resuming commands wait for the stop. Refused, to protect the session: quit, kill, detach, attach, shell, multi-line, server settings.`,
   input,
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },

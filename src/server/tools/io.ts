@@ -21,10 +21,7 @@ const POLL_MS = 25;
 const input = z.strictObject({
   session_id: sessionId,
   action: z.enum(['read', 'write', 'eof']).describe('write: to stdin.'),
-  stream: z
-    .enum(['program', 'debugger'])
-    .optional()
-    .describe('read: program (default) or debugger.'),
+  stream: z.enum(['program', 'debugger']).optional().describe('read: program (default) or debugger.'),
   cursor: z.number().int().min(0).optional().describe('read: default after last read.'),
   max_bytes: z
     .number()

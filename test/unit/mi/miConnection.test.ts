@@ -8,7 +8,12 @@ function connection(options: ConstructorParameters<typeof MiConnection>[1] = {})
   const written: string[] = [];
   const records: MiRecord[] = [];
   const conn = new MiConnection(
-    { write: (chunk) => (written.push(chunk), true) },
+    {
+      write: (chunk) => {
+        written.push(chunk);
+        return true;
+      },
+    },
     { onRecord: (r) => records.push(r), ...options },
   );
   const gdb = (...lines: string[]) => conn.receive(Buffer.from(lines.map((l) => `${l}\n`).join('')));
