@@ -33,7 +33,9 @@ export async function toolTable() {
 
 export async function optionsTable() {
   const { OPTIONS } = await import(join(root, 'dist/cli/options.js'));
-  const rows = OPTIONS.map((o) => `| \`${o.flag} ${o.value}\` | \`${o.env}\` | ${o.help.replaceAll('|', '\\|')} |`);
+  const rows = OPTIONS.map(
+    (o) => `| \`${o.flag} ${o.value.replaceAll('|', '\\|')}\` | \`${o.env}\` | ${o.help.replaceAll('|', '\\|')} |`,
+  );
   return ['| flag | environment variable | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
