@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { childEnvironment } from '../process/childEnvironment.js';
 import { ProgramTerminal } from '../process/programTerminal.js';
+import { findOnPath } from '../util/which.js';
 import { GdbBackend } from './gdb/gdbBackend.js';
 import { classifyRrFailure } from './rr/rrText.js';
 import { targetChecks } from './targetDoctor.js';
@@ -20,26 +21,11 @@ export interface DoctorCheck {
   fix?: string;
 }
 
+export { findOnPath };
+
 export interface DoctorOptions {
   gdbPath: string;
   passthroughEnv?: readonly string[];
-}
-
-/** The first of `names` on PATH, or undefined. */
-export function findOnPath(names: readonly string[], path = process.env['PATH'] ?? ''): string | undefined {
-  for (const name of names) {
-    for (const dir of path.split(delimiter)) {
-      if (!dir) continue;
-      const candidate = join(dir, name);
-      try {
-        accessSync(candidate, constants.X_OK);
-        return candidate;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return undefined;
 }
 
 function run(

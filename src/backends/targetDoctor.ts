@@ -5,21 +5,9 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { childEnvironment } from '../process/childEnvironment.js';
+import { findOnPath } from '../util/which.js';
 import type { DoctorCheck, DoctorOptions } from './doctor.js';
 import { gdbKnowsArchitecture } from './gdb/gdbTargets.js';
-
-function which(name: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
 
 /** The first line a tool prints for --version, or undefined when it does not run. */
 function versionOf(file: string): Promise<string | undefined> {
@@ -54,9 +42,9 @@ export function coreCheck(pattern: string | undefined): DoctorCheck {
 
 export async function targetChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
   const env = childEnvironment(process.env, options.passthroughEnv);
-  const gdbserver = which('gdbserver');
-  const qemu = which('qemu-aarch64');
-  const multiarch = which('gdb-multiarch');
+  const gdbserver = findOnPath(['gdbserver']);
+  const qemu = findOnPath(['qemu-aarch64']);
+  const multiarch = findOnPath(['gdb-multiarch']);
   const [serverVersion, qemuVersion, nativeArm, multiArm] = await Promise.all([
     gdbserver ? versionOf(gdbserver) : undefined,
     qemu ? versionOf(qemu) : undefined,

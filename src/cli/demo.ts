@@ -13,7 +13,7 @@ import { packageRoot, serverEntry } from '../util/version.js';
 const repo = packageRoot();
 
 function show(title: string, body: string): void {
-  process.stdout.write(`\n── ${title} ${'─'.repeat(Math.max(0, 72 - title.length))}\n${body}\n`);
+  process.stdout.write(`\n── ${title} ${'─'.repeat(Math.max(0, 72 - title.length))}\n${body}\n`); // stdout-ok: the demo is not serving MCP
 }
 
 export async function runDemo(): Promise<number> {

@@ -2,15 +2,20 @@
 import { runDoctor } from '../backends/doctor.js';
 import type { ServerConfig } from '../server/config.js';
 
+/** The doctor's report goes to stdout: this command does not serve MCP. */
+function print(text: string): void {
+  process.stdout.write(text); // stdout-ok: doctor prints its report
+}
+
 export async function runDoctorCli(config: ServerConfig, json: boolean): Promise<number> {
   const checks = await runDoctor({ gdbPath: config.gdbPath, passthroughEnv: config.passthroughEnv });
   if (json) {
-    process.stdout.write(`${JSON.stringify(checks, null, 2)}\n`);
+    print(`${JSON.stringify(checks, null, 2)}\n`);
   } else {
     const width = Math.max(...checks.map((c) => c.name.length));
     for (const c of checks) {
-      process.stdout.write(`${c.ok ? 'ok  ' : 'no  '} ${c.name.padEnd(width)}  ${c.detail}\n`);
-      if (!c.ok && c.fix) process.stdout.write(`     ${' '.repeat(width)}  fix: ${c.fix}\n`);
+      print(`${c.ok ? 'ok  ' : 'no  '} ${c.name.padEnd(width)}  ${c.detail}\n`);
+      if (!c.ok && c.fix) print(`     ${' '.repeat(width)}  fix: ${c.fix}\n`);
     }
   }
   return checks.find((c) => c.name === 'gdb')?.ok ? 0 : 1;

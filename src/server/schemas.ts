@@ -52,3 +52,9 @@ export function describeIssues(error: z.ZodError): { message: string; fields: st
   });
   return { message: parts.join('; '), fields };
 }
+
+/** Variables added to a program's environment: names as a shell accepts them, one-line values. */
+export const programEnv = z
+  .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'not a variable name'), line(4096))
+  .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
+  .describe('Extra variables.');

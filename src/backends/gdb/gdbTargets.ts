@@ -12,6 +12,7 @@ import { sleep } from '../../util/deadline.js';
 import { readElf } from '../../util/elf.js';
 import { checkCoreFile } from '../../util/elfCore.js';
 import { DebuggerError } from '../../util/errors.js';
+import { findOnPath } from '../../util/which.js';
 import type { GdbBackend } from './gdbBackend.js';
 
 /** ELF machines GDB knows by another name (`set architecture`), with the name people use. */
@@ -39,19 +40,6 @@ const HOST_MACHINES: Readonly<Record<string, number>> = {
 
 export function machineName(machine: number): string {
   return ELF_MACHINES[machine]?.name ?? `ELF machine ${machine}`;
-}
-
-function onPath(name: string): string | undefined {
-  for (const dir of (process.env['PATH'] ?? '').split(delimiter)) {
-    if (!dir) continue;
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return join(dir, name);
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 const knownArchitectures = new Map<string, Promise<boolean>>();
@@ -97,7 +85,7 @@ export async function chooseGdb(
   const wanted = elf === undefined ? undefined : ELF_MACHINES[elf.machine];
   if (!elf || elf.machine === host || !wanted) return { gdbPath: configured };
   if (await gdbKnowsArchitecture(configured, wanted.arch, env)) return { gdbPath: configured };
-  const multiarch = onPath('gdb-multiarch');
+  const multiarch = findOnPath(['gdb-multiarch']);
   if (multiarch && (await gdbKnowsArchitecture(multiarch, wanted.arch, env))) {
     return { gdbPath: multiarch, note: `${wanted.name} program: debugging it with gdb-multiarch` };
   }

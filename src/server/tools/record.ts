@@ -8,7 +8,7 @@ import { DebuggerError } from '../../util/errors.js';
 import { defineTool } from '../defineTool.js';
 import { resolveDirectory, resolveProgram } from '../paths.js';
 import { printable } from '../render.js';
-import { line, timeoutMs } from '../schemas.js';
+import { line, programEnv, timeoutMs } from '../schemas.js';
 import { compact } from '../wire.js';
 
 const input = z.strictObject({
@@ -24,11 +24,7 @@ const input = z.strictObject({
     .optional()
     .describe('Literal argv[1..].'),
   cwd: line(4096).optional().describe('Default: workspace root.'),
-  env: z
-    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'not a variable name'), line(4096))
-    .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
-    .optional()
-    .describe('Extra variables.'),
+  env: programEnv.optional(),
   stdin: z.string().max(1_000_000).optional().describe('Its standard input.'),
   timeout_ms: timeoutMs.optional(),
 });

@@ -7,7 +7,7 @@ import { DebuggerError } from '../../util/errors.js';
 import { defineTool } from '../defineTool.js';
 import { resolveDirectory, resolveProgram } from '../paths.js';
 import { renderBreakpoint } from '../render.js';
-import { includeLocals, inspectPlan, line, onTimeout, stackDepth, timeoutMs } from '../schemas.js';
+import { includeLocals, inspectPlan, line, onTimeout, programEnv, stackDepth, timeoutMs } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
 import { runAnswer } from './runAnswer.js';
 import { startRecorded } from './startRecord.js';
@@ -26,11 +26,7 @@ const input = z.strictObject({
   program: line(4096).optional().describe('Executable.'),
   args: z.array(oneLineArg).max(64).optional().describe('Literal argv[1..].'),
   cwd: line(4096).optional().describe('Default: workspace root.'),
-  env: z
-    .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,127}$/, 'not a variable name'), line(4096))
-    .refine((e) => Object.keys(e).length <= 64, 'at most 64 variables')
-    .optional()
-    .describe('Extra variables.'),
+  env: programEnv.optional(),
   stdin: z.string().max(1_000_000).optional().describe('Typed into its terminal.'),
   stdin_eof: z.boolean().optional().describe('Then EOF (default true).'),
   breakpoints: z.array(startBreakpoint).max(16).optional().describe('Set before the run.'),
