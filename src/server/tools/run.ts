@@ -2,7 +2,7 @@ import * as z from 'zod/v4';
 import { REVERSE_ACTIONS } from '../../session/session.js';
 import { defineTool } from '../defineTool.js';
 import { includeLocals, inspectPlan, line, onTimeout, sessionId, stackDepth, threadId, timeoutMs } from '../schemas.js';
-import { runAnswer } from './runAnswer.js';
+import { planOf, runAnswer } from './runAnswer.js';
 
 const ACTIONS = [
   'continue',
@@ -73,9 +73,7 @@ export const runTool = defineTool({
       ctx.signal,
     );
     return runAnswer(session, outcome, {
-      inspect: args.inspect,
-      stackDepth: args.stack_depth,
-      includeLocals: args.include_locals,
+      ...planOf(args),
       interrupted: args.action === 'interrupt' || undefined,
       outputCursor: cursor,
       signal: ctx.signal,

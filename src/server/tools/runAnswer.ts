@@ -19,6 +19,19 @@ export interface PlanOptions {
   interrupted?: boolean;
 }
 
+/** The inspection plan as dbg_start and dbg_run take it (`inspect`, `stack_depth`, `include_locals`). */
+export function planOf(args: {
+  inspect?: readonly string[] | undefined;
+  stack_depth?: number | undefined;
+  include_locals?: boolean | undefined;
+}): PlanOptions {
+  return {
+    ...(args.inspect ? { inspect: args.inspect as readonly InspectChoice[] } : {}),
+    ...(args.stack_depth !== undefined ? { stackDepth: args.stack_depth } : {}),
+    ...(args.include_locals !== undefined ? { includeLocals: args.include_locals } : {}),
+  };
+}
+
 export function resolvePlan(outcome: RunOutcome, options: PlanOptions): ViewRequest[] {
   if (outcome.kind !== 'stopped') return [];
   const choices = options.inspect ?? ['auto'];

@@ -9,7 +9,7 @@ import { resolveDirectory, resolveProgram } from '../paths.js';
 import { renderBreakpoint } from '../render.js';
 import { includeLocals, inspectPlan, line, onTimeout, programEnv, stackDepth, timeoutMs } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
-import { runAnswer } from './runAnswer.js';
+import { planOf, runAnswer } from './runAnswer.js';
 import { startRecorded } from './startRecord.js';
 import { checkLaunchable, startTarget, targetFields, wantsTarget } from './startTargets.js';
 
@@ -124,9 +124,7 @@ export const startTool = defineTool({
           )
         : await startRun(session, stop, args, ctx, warnings);
       const answer = await runAnswer(session, outcome, {
-        inspect: args.inspect,
-        stackDepth: args.stack_depth,
-        includeLocals: args.include_locals,
+        ...planOf(args),
         outputCursor: 0,
         signal: ctx.signal,
         extra,

@@ -19,7 +19,7 @@ import { checkAttachAllowed, checkRemoteAllowed } from '../policy.js';
 import { renderBreakpoint } from '../render.js';
 import { line } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
-import { runAnswer } from './runAnswer.js';
+import { planOf, runAnswer } from './runAnswer.js';
 
 /** dbg_start's target fields (descriptions terse: tools/list is paid for on every turn). */
 export const targetFields = {
@@ -247,9 +247,7 @@ export async function startTarget(args: TargetArgs, ctx: ToolContext, helpers: L
     if (!outcome) throw new DebuggerError('internal', 'the target opened without a first stop');
     const stayed = outcome === opened.outcome;
     const answer = await runAnswer(session, outcome, {
-      ...(args.inspect ? { inspect: args.inspect as never } : {}),
-      ...(args.stack_depth !== undefined ? { stackDepth: args.stack_depth } : {}),
-      ...(args.include_locals !== undefined ? { includeLocals: args.include_locals } : {}),
+      ...planOf(args),
       // An attach shows where every thread is, as an interrupted hang does.
       ...(request.kind === 'attach' && stayed ? { interrupted: true } : {}),
       outputCursor: 0,
