@@ -2,9 +2,9 @@
 // and the fix. Every check runs the real tool; nothing is inferred from a version number alone.
 
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import { childEnvironment } from '../process/childEnvironment.js';
 import { ProgramTerminal } from '../process/programTerminal.js';
 import { findOnPath } from '../util/which.js';

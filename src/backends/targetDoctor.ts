@@ -2,8 +2,7 @@
 // QEMU user mode), foreign architectures (gdb-multiarch) and forks. Each runs the real tool.
 
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { childEnvironment } from '../process/childEnvironment.js';
 import { findOnPath } from '../util/which.js';
 import type { DoctorCheck, DoctorOptions } from './doctor.js';

@@ -100,3 +100,22 @@ export function killSessions(programs: Iterable<ProcessIdentity>, rounds = 8): n
   }
   return [...killed];
 }
+
+/**
+ * killSessions, then waits (bounded) until every process it signalled has died: SIGKILL is
+ * delivered asynchronously, and "closed" should mean gone, not dying.
+ */
+export async function killSessionsAndWait(programs: Iterable<ProcessIdentity>, withinMs = 1000): Promise<number[]> {
+  const killed = killSessions(programs);
+  const deadline = Date.now() + withinMs;
+  while (
+    killed.some((pid) => {
+      const stat = readStat(pid);
+      return stat !== undefined && stat.state !== 'Z';
+    }) &&
+    Date.now() < deadline
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return killed;
+}

@@ -515,7 +515,8 @@ async function stopView(ctx: Ctx): Promise<StopViewData | undefined> {
     ctx.failures.push('stop: the program is not stopped');
     return undefined;
   }
-  const source = await sourceAround(ctx, stop.frame, 2);
+  // Source only for the user's own code: a stop inside libc (an interrupt) has nothing to quote.
+  const source = stop.frame && isUserFrame(stop.frame) ? await sourceAround(ctx, stop.frame, 2) : undefined;
   return { view: 'stop', stop, summary: summarizeStop(stop), ...(source ? { source } : {}) };
 }
 
@@ -568,6 +569,7 @@ async function threadsView(ctx: Ctx, req: ViewRequest): Promise<ThreadsViewData 
   const depth = Math.min(req.stackDepth ?? LIMITS.threadStackDefault, LIMITS.stackDepthMax);
   const threads: ThreadEntry[] = [];
   const waits = new Map<string, number[]>();
+  const lockWaits = new Map<number, { mutex: string; ownerLwp: number }>();
   const several = ctx.snapshot.inferiors.size > 1;
   for (const t of page) {
     const entry: ThreadEntry = { ...t };
@@ -575,7 +577,7 @@ async function threadsView(ctx: Ctx, req: ViewRequest): Promise<ThreadsViewData 
     if (pid !== undefined) entry.pid = pid;
     if (t.state === 'stopped') {
       const frames = await attempt(ctx, `stack of thread ${t.id}`, () =>
-        ctx.backend.stack({ threadId: t.id, from: 0, to: Math.max(depth, 8) - 1, withArgs: true }, ctx.signal),
+        ctx.backend.stack({ threadId: t.id, from: 0, to: Math.max(depth, 12) - 1, withArgs: true }, ctx.signal),
       );
       if (frames) {
         const waiting = classifyWait(frames);
@@ -583,7 +585,14 @@ async function threadsView(ctx: Ctx, req: ViewRequest): Promise<ThreadsViewData 
           entry.waiting = waiting;
           waits.set(waiting, [...(waits.get(waiting) ?? []), t.id]);
         }
-        entry.stack = foldFrames(boundFrameArgs(frames.slice(0, depth)));
+        if (waiting === 'mutex') {
+          const lock = await mutexOwner(ctx, t.id, frames);
+          if (lock) lockWaits.set(t.id, lock);
+        }
+        // A blocked thread's own code is what explains it: show down to its first user frame
+        // even when that is deeper than the page of frames asked for.
+        const firstUser = frames.findIndex(isUserFrame);
+        entry.stack = foldFrames(boundFrameArgs(frames.slice(0, Math.max(depth, firstUser + 1))));
         delete entry.frame;
         if (req.includeLocals) {
           const user = frames.find(isUserFrame);
@@ -606,7 +615,10 @@ async function threadsView(ctx: Ctx, req: ViewRequest): Promise<ThreadsViewData 
   }
   let hint: string | undefined;
   const lockers = [...(waits.get('mutex') ?? []), ...(waits.get('rwlock') ?? [])];
-  if (lockers.length >= 2) {
+  const owners = describeLockOwners(threads, lockWaits, listed.threads);
+  if (owners.cycle) {
+    hint = owners.cycle;
+  } else if (lockers.length >= 2) {
     hint = `threads ${lockers.join(', ')} all wait on locks: a likely deadlock (compare which lock each holds and wants)`;
   } else if (page.length > 0 && waits.size === 0) {
     hint =
@@ -620,6 +632,86 @@ async function threadsView(ctx: Ctx, req: ViewRequest): Promise<ThreadsViewData 
     more: listed.threads.length > from + page.length,
     ...(hint ? { hint } : {}),
   };
+}
+
+/**
+ * The mutex a thread waits for and the LWP that holds it, read from glibc's own frame
+ * (`___pthread_mutex_lock (mutex=0x…)`, when libc's debug info is there) and the mutex's
+ * `__data.__owner`. A read of memory, never a call into the program.
+ */
+async function mutexOwner(
+  ctx: Ctx,
+  threadId: number,
+  frames: readonly Frame[],
+): Promise<{ mutex: string; ownerLwp: number } | undefined> {
+  for (const f of frames.slice(0, 8)) {
+    if (!/pthread_mutex_(timed|clock)?lock/.test(f.function ?? '')) continue;
+    const mutex = f.args?.find((a) => a.name === 'mutex')?.value;
+    const address = mutex === undefined ? undefined : /0x[0-9a-f]+/i.exec(mutex)?.[0];
+    if (!address) return undefined;
+    try {
+      const owner = await ctx.backend.evaluate(
+        `((pthread_mutex_t *) ${address})->__data.__owner`,
+        { threadId, frame: f.level },
+        ctx.signal,
+      );
+      const lwp = Number(owner);
+      if (!Number.isInteger(lwp) || lwp <= 0) return undefined;
+      // A global mutex has a name: "ledger in section .bss".
+      const said = await ctx.backend
+        .command(`info symbol ${address}`, { timeoutMs: 2000 }, ctx.signal)
+        .catch(() => undefined);
+      const name = /^(\S+) in section /.exec(said?.output.trim() ?? '')?.[1];
+      return { mutex: name ? `${name} (${address})` : address, ownerLwp: lwp };
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function lwpOf(t: Thread): number | undefined {
+  const m = /LWP (\d+)/.exec(t.targetId ?? '');
+  return m?.[1] === undefined ? undefined : Number(m[1]);
+}
+
+/**
+ * Names who holds each awaited mutex on the waiting thread's entry, and, when the waits close a
+ * circle (thread 2 waits for 3, which waits for 2), says so plainly: a deadlock.
+ */
+function describeLockOwners(
+  entries: ThreadEntry[],
+  lockWaits: ReadonlyMap<number, { mutex: string; ownerLwp: number }>,
+  all: readonly Thread[],
+): { cycle?: string } {
+  const byLwp = new Map<number, number>();
+  for (const t of all) {
+    const lwp = lwpOf(t);
+    if (lwp !== undefined) byLwp.set(lwp, t.id);
+  }
+  const waitsFor = new Map<number, number>();
+  for (const e of entries) {
+    const lock = lockWaits.get(e.id);
+    if (!lock) continue;
+    const owner = byLwp.get(lock.ownerLwp);
+    e.waiting = `mutex ${lock.mutex}, held by ${owner !== undefined ? `thread ${owner}` : `LWP ${lock.ownerLwp}`}`;
+    if (owner !== undefined) waitsFor.set(e.id, owner);
+  }
+  for (const start of waitsFor.keys()) {
+    const path: number[] = [start];
+    let next = waitsFor.get(start);
+    while (next !== undefined && !path.includes(next)) {
+      path.push(next);
+      next = waitsFor.get(next);
+    }
+    if (next === start && path.length >= 2) {
+      const links = path.map(
+        (id) => `thread ${id} waits for thread ${waitsFor.get(id)} (mutex ${lockWaits.get(id)?.mutex})`,
+      );
+      return { cycle: `deadlock: ${links.join(', ')}. Each holds the lock the next one wants: take them in one order` };
+    }
+  }
+  return {};
 }
 
 async function frameView(ctx: Ctx, req: ViewRequest): Promise<FrameViewData | undefined> {

@@ -19,7 +19,7 @@ import type {
 } from '../../model/model.js';
 import { guardSession, releaseSession } from '../../process/orphanGuard.js';
 import { OutputRing } from '../../process/outputRing.js';
-import { identify, killSessions, type ProcessIdentity } from '../../process/processTree.js';
+import { identify, killSessionsAndWait, type ProcessIdentity } from '../../process/processTree.js';
 import { ProgramTerminal } from '../../process/programTerminal.js';
 import { groupAlive, signalGroup, spawnInGroup, stopGroup } from '../../process/spawnGroup.js';
 import { assertSingleLine } from '../../protocols/mi/miCommand.js';
@@ -1190,7 +1190,7 @@ export class GdbBackend implements DebuggerBackend {
         }
       }
       // Children GDB let go at fork are not traced: neither its kill nor its death reaches them.
-      const swept = killSessions(this.launched);
+      const swept = await killSessionsAndWait(this.launched);
       if (swept.length > 0) log('info', 'killed processes the program left behind', { pids: swept });
     }
     this.forgetLaunched();

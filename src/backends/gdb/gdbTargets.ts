@@ -4,8 +4,8 @@
 // `stopped` event, so the session sees a core or an attach as it sees any other stop.
 
 import { execFile } from 'node:child_process';
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { basename, delimiter, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import type { StopEvent } from '../../model/model.js';
 import { miString, narrowFrame, narrowThreads } from '../../protocols/mi/miNarrow.js';
 import { sleep } from '../../util/deadline.js';
