@@ -6,7 +6,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { childEnvironment } from '../process/childEnvironment.js';
-import { ProgramTerminal } from '../process/programTerminal.js';
 import { findOnPath } from '../util/which.js';
 import { GdbBackend } from './gdb/gdbBackend.js';
 import { classifyRrFailure } from './rr/rrText.js';
@@ -20,8 +19,6 @@ export interface DoctorCheck {
   /** How to make it available, when it is not. */
   fix?: string;
 }
-
-export { findOnPath };
 
 export interface DoctorOptions {
   gdbPath: string;
@@ -237,13 +234,4 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorCheck[]> 
     toolCheck('wine', ['wine', 'wine64'], 'apt-get install wine wine64', 'Windows programs'),
     toolCheck('winedbg', ['winedbg'], 'apt-get install wine', 'winedbg --gdb'),
   ];
-}
-
-export async function probePty(): Promise<boolean> {
-  try {
-    (await ProgramTerminal.open()).close();
-    return true;
-  } catch {
-    return false;
-  }
 }

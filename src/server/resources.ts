@@ -2,10 +2,10 @@
 // state as JSON. Read-only views of what the tools report; nothing here changes a session.
 
 import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
-import { findOnPath } from '../backends/doctor.js';
 import { listTraces } from '../backends/rr/rrTraces.js';
 import type { Session } from '../session/session.js';
 import type { SessionManager } from '../session/sessionManager.js';
+import { findOnPath } from '../util/which.js';
 import type { ServerConfig } from './config.js';
 import { guideMarkdown } from './guide.js';
 import { listSessions, sessionEntry, whereNow } from './tools/sessions.js';

@@ -11,7 +11,7 @@ import type {
   StartMode,
 } from '../backends/debuggerBackend.js';
 import type { ExitEvent, StopEvent } from '../model/model.js';
-import { abortError, sleep } from '../util/deadline.js';
+import { abortError } from '../util/deadline.js';
 import { DebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
 import { Mailbox } from './mailbox.js';
@@ -462,11 +462,6 @@ export class Session {
       }
     })();
     return this.closing;
-  }
-
-  /** Waits (bounded) for pending work to drain; for tests. */
-  async idle(ms = 1000): Promise<void> {
-    await Promise.race([this.mailbox.drained(), sleep(ms)]);
   }
 }
 

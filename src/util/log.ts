@@ -6,21 +6,9 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 const order: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
 let threshold: LogLevel = 'info';
-let sink: (line: string) => void = (line) => {
-  process.stderr.write(`${line}\n`);
-};
 
 export function setLogLevel(level: LogLevel): void {
   threshold = level;
-}
-
-export function getLogLevel(): LogLevel {
-  return threshold;
-}
-
-/** Tests redirect the log; everything else leaves it on stderr. */
-export function setLogSink(next: (line: string) => void): void {
-  sink = next;
 }
 
 export function log(level: LogLevel, message: string, fields?: Record<string, unknown>): void {
@@ -32,5 +20,5 @@ export function log(level: LogLevel, message: string, fields?: Record<string, un
   } catch {
     line = JSON.stringify({ time: record.time, level, message, note: 'fields not serialisable' });
   }
-  sink(line);
+  process.stderr.write(`${line}\n`);
 }

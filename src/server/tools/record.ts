@@ -1,10 +1,10 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import * as z from 'zod/v4';
-import { findOnPath } from '../../backends/doctor.js';
 import { recordWithRr } from '../../backends/rr/rrRecord.js';
 import { listTraces } from '../../backends/rr/rrTraces.js';
 import { childEnvironment } from '../../process/childEnvironment.js';
 import { DebuggerError } from '../../util/errors.js';
+import { findOnPath } from '../../util/which.js';
 import { defineTool } from '../defineTool.js';
 import { resolveDirectory, resolveProgram } from '../paths.js';
 import { printable } from '../render.js';

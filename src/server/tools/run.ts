@@ -2,7 +2,7 @@ import * as z from 'zod/v4';
 import { REVERSE_ACTIONS } from '../../session/session.js';
 import { defineTool } from '../defineTool.js';
 import { includeLocals, inspectPlan, line, onTimeout, sessionId, stackDepth, threadId, timeoutMs } from '../schemas.js';
-import { planOf, runAnswer } from './runAnswer.js';
+import { planOf, runAnswer, runOutputFields } from './runAnswer.js';
 
 const ACTIONS = [
   'continue',
@@ -37,15 +37,7 @@ const input = z.strictObject({
   include_locals: includeLocals.optional(),
 });
 
-const output = z.object({
-  outcome: z.looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) }),
-  views: z.looseObject({}).optional(),
-  failures: z.array(z.string()).optional(),
-  output: z.looseObject({}).optional(),
-  output_cursor: z.number().optional(),
-  never_hit: z.array(z.string()).optional(),
-  session: z.looseObject({}),
-});
+const output = z.object(runOutputFields);
 
 export const runTool = defineTool({
   name: 'dbg_run',

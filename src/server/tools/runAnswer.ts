@@ -1,6 +1,7 @@
 // What dbg_start and dbg_run answer after a run: the outcome, the evidence of the inspection plan
 // gathered at the stop reached (bound to that stop), and what the program printed.
 
+import * as z from 'zod/v4';
 import { automaticViews, gatherView, type ViewOutcome, type ViewRequest } from '../../session/evidence.js';
 import type { RunOutcome, Session } from '../../session/session.js';
 import type { Answer } from '../answer.js';
@@ -9,6 +10,17 @@ import type { INSPECT_CHOICES } from '../schemas.js';
 import { compact, outcomeWire, viewsWire, type Wire } from '../wire.js';
 
 export type InspectChoice = (typeof INSPECT_CHOICES)[number];
+
+/** The fields runAnswer fills, for the output schemas of the tools that answer with it. */
+export const runOutputFields = {
+  outcome: z.looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) }),
+  views: z.looseObject({}).optional(),
+  failures: z.array(z.string()).optional(),
+  output: z.looseObject({}).optional(),
+  output_cursor: z.number().optional(),
+  never_hit: z.array(z.string()).optional(),
+  session: z.looseObject({}),
+};
 
 export interface PlanOptions {
   inspect?: readonly InspectChoice[];

@@ -9,7 +9,7 @@ import { resolveDirectory, resolveProgram } from '../paths.js';
 import { renderBreakpoint } from '../render.js';
 import { includeLocals, inspectPlan, line, onTimeout, programEnv, stackDepth, timeoutMs } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
-import { planOf, runAnswer } from './runAnswer.js';
+import { planOf, runAnswer, runOutputFields } from './runAnswer.js';
 import { startRecorded } from './startRecord.js';
 import { checkLaunchable, startTarget, targetFields, wantsTarget } from './startTargets.js';
 
@@ -50,13 +50,9 @@ const output = z.object({
   debugger: z.string(),
   target: z.looseObject({}).optional(),
   breakpoints: z.array(z.looseObject({})).optional(),
-  outcome: z.looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) }).optional(),
-  views: z.looseObject({}).optional(),
-  failures: z.array(z.string()).optional(),
-  output: z.looseObject({}).optional(),
-  output_cursor: z.number().optional(),
-  never_hit: z.array(z.string()).optional(),
-  session: z.looseObject({}),
+  ...runOutputFields,
+  // no-run answers before any run: no outcome yet.
+  outcome: runOutputFields.outcome.optional(),
   warnings: z.array(z.string()).optional(),
 });
 

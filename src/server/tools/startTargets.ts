@@ -7,11 +7,11 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import * as z from 'zod/v4';
-import { findOnPath } from '../../backends/doctor.js';
 import type { Breakpoint } from '../../model/model.js';
 import type { RunOutcome, Session } from '../../session/session.js';
 import { foreignArchitecture, openTarget, type TargetRequest } from '../../session/sessionTargets.js';
 import { DebuggerError } from '../../util/errors.js';
+import { findOnPath } from '../../util/which.js';
 import type { Answer } from '../answer.js';
 import type { ToolContext } from '../defineTool.js';
 import { resolveDirectory, resolveInRoots, resolveProgram } from '../paths.js';

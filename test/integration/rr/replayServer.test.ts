@@ -2,10 +2,10 @@
 // reason we must explain), and gdbserver standing in for rr's server where rr cannot replay.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { findOnPath } from '../../../src/backends/doctor.js';
 import { spawnReplayServer, startRrReplay } from '../../../src/backends/rr/rrReplay.js';
 import { childEnvironment } from '../../../src/process/childEnvironment.js';
 import { DebuggerError } from '../../../src/util/errors.js';
+import { findOnPath } from '../../../src/util/which.js';
 import { fixture } from '../../helpers/paths.js';
 
 function alive(pid: number | undefined): boolean {

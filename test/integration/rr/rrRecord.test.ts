@@ -5,11 +5,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findOnPath } from '../../../src/backends/doctor.js';
 import { recordWithRr } from '../../../src/backends/rr/rrRecord.js';
 import { listTraces } from '../../../src/backends/rr/rrTraces.js';
 import { childEnvironment } from '../../../src/process/childEnvironment.js';
 import { isDebuggerError } from '../../../src/util/errors.js';
+import { findOnPath } from '../../../src/util/which.js';
 import { fixture } from '../../helpers/paths.js';
 
 const rr = findOnPath(['rr']);
