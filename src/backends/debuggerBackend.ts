@@ -1,6 +1,11 @@
-// What the session layer asks of a debugger, whichever one it is. Backends speak the model
-// (src/model) and report what happens on their own through events; the session reduces those
-// events into its state.
+// The seam: what the session layer asks of a debugger, whichever one it is. Backends speak the
+// model (src/model) and report what happens on their own through events; the session reduces
+// those events into its state. Layers above src/backends know this file and registry.ts, nothing
+// else of the backends: they ask a backend what it can do (`capabilities`), never which one it is.
+//
+// Ids are the backend's own handles, opaque above it: a thread id is the number the debugger shows
+// the user (GDB's global thread number, LLDB's thread id), a frame is its level on that thread's
+// stack at the current stop, a breakpoint number is the debugger's ("2", or "2.1" for one location).
 
 import type {
   Breakpoint,
@@ -18,11 +23,62 @@ import type {
 import type { OutputRing } from '../process/outputRing.js';
 
 export type BackendKind = 'gdb' | 'lldb' | 'winedbg' | 'rr';
+export const BACKEND_KINDS: readonly BackendKind[] = ['gdb', 'lldb', 'winedbg', 'rr'];
+
+/** What a session debugs: a program launched here, a core, a process, a remote stub, a recording. */
+export type TargetKind = 'launch' | 'core' | 'attach' | 'remote' | 'replay';
+
+export type WatchAccess = 'write' | 'read' | 'access';
+export const CATCH_EVENTS = [
+  'throw',
+  'catch',
+  'rethrow',
+  'syscall',
+  'signal',
+  'fork',
+  'vfork',
+  'exec',
+  'load',
+  'unload',
+] as const;
+export type CatchEvent = (typeof CATCH_EVENTS)[number];
+
+/** What a backend can do. Tools and the doctor read this instead of asking which debugger it is. */
+export interface BackendCapabilities {
+  /** Target kinds `open` accepts. */
+  targets: readonly TargetKind[];
+  /** Running backwards: never, after recording began (record_start), or always (a replay). */
+  reverse: 'none' | 'recording' | 'always';
+  /** Whether recording can be started at a stop (record_start / record=true). */
+  record: boolean;
+  /** Watchpoint kinds; empty when the backend has none. */
+  watchpoints: readonly WatchAccess[];
+  /** Whether watchpoints can work without the CPU's debug registers (slowly, by single-stepping). */
+  softwareWatchpoints: boolean;
+  hardwareBreakpoints: boolean;
+  /** Events a catchpoint can stop at. */
+  catchEvents: readonly CatchEvent[];
+  /** Breakpoints that print and go on (dprintf). */
+  logpoints: boolean;
+  /** Which side of a fork to follow (`forks`). */
+  forks: boolean;
+  /** A directory of the target's libraries (`sysroot`). */
+  sysroot: boolean;
+  /** Writing a core of the stopped program. */
+  saveCore: boolean;
+  /** Calling functions of the program from expressions (still subject to --inferior-calls). */
+  inferiorCalls: boolean;
+  /** The program gets a terminal of its own, read and written through dbg_io. */
+  programTerminal: boolean;
+  /** The language of raw commands (dbg_command): its allowlist lives with the backend. */
+  rawDialect: string;
+}
 
 export type BackendEvent =
   | { type: 'running'; threadId: 'all' | number }
   | { type: 'stopped'; stop: StopEvent }
   | { type: 'exited'; exit: ExitEvent }
+  /** `group`: the process a thread belongs to, an opaque name of the backend's. */
   | { type: 'thread-created'; id: number; group: string }
   | { type: 'thread-exited'; id: number; group: string }
   | { type: 'inferior-started'; group: string; pid: number }
@@ -41,26 +97,47 @@ export interface BackendInfo {
   kind: BackendKind;
   /** e.g. "GNU gdb (Debian 13.1-3) 13.1". */
   version: string;
-  /** The wire protocol in use, e.g. "mi4". */
+  /** The wire protocol in use, e.g. "mi4" or "dap". */
   protocol: string;
   /** Pid of the debugger process (for diagnostics and leak checks). */
   pid: number | undefined;
 }
 
+/** A program to run: its path, literal argv[1..], working directory and extra environment. */
 export interface LaunchSpec {
-  /** Absolute path of the program. */
   program: string;
-  /** argv[1..], passed literally. */
   args: readonly string[];
   cwd?: string;
   /** Variables added to the program's environment. */
   env?: Readonly<Record<string, string>>;
 }
 
-export interface LoadReport {
-  /** Plain-words problems found while loading: no debug info, and so on. */
+/** Which side of a fork the session follows. */
+export type ForkMode = 'parent' | 'child' | 'both';
+
+/**
+ * What to open. `program` (when given) is loaded for its symbols first; a launch also runs it.
+ * `remote` is the host:port of a gdbserver or QEMU stub, already checked against the host policy.
+ * A launch with `record` is recorded from its start (capabilities.record), which may need an
+ * environment of its own.
+ */
+export type TargetSpec = { sysroot?: string; forks?: ForkMode } & (
+  | { kind: 'launch'; program: LaunchSpec; remote?: string; record?: boolean }
+  | { kind: 'core'; core: string; program: LaunchSpec }
+  | { kind: 'attach'; pid: number; program?: LaunchSpec; remote?: string }
+  | { kind: 'remote'; remote: string; program?: LaunchSpec }
+  | { kind: 'replay'; trace: string; pid?: number; program?: LaunchSpec }
+);
+
+export interface OpenReport {
+  /** Plain-words problems found while opening: no debug info, a core that may not match, … */
   warnings: string[];
-  hasDebugInfo: boolean;
+  /** The program whose symbols were loaded, when the backend found it (a replay's copy, /proc/PID/exe). */
+  program?: string;
+  /** A core's own account of itself: "Core was generated by `./crash segv'". */
+  generatedBy?: string;
+  /** False for a launch, or a target whose first stop the backend does not report (a `no-run` connect). */
+  reportsStop: boolean;
 }
 
 /** Where a fresh run stops first: `main`, the first instruction, or wherever it stops by itself. */
@@ -68,11 +145,17 @@ export type StartMode = 'main' | 'entry' | 'none';
 
 export type ResumeAction = 'continue' | 'next' | 'step' | 'stepi' | 'nexti' | 'finish' | 'until' | 'advance' | 'jump';
 
+/**
+ * A place in the program, as data. `spec` is text in the backend's own location language (GDB's
+ * linespecs, `-source f.c -line 3`, `+1`), for what the other variants cannot say.
+ */
+export type Location = { file: string; line: number } | { function: string } | { address: string } | { spec: string };
+
 export interface ResumeOptions {
   count?: number;
   threadId?: number;
-  /** For until/advance/jump: a location spec. */
-  location?: string;
+  /** For until/advance/jump. */
+  location?: Location;
   reverse?: boolean;
 }
 
@@ -81,23 +164,10 @@ export interface FrameSelector {
   frame?: number;
 }
 
-export type WatchAccess = 'write' | 'read' | 'access';
-export type CatchEvent =
-  | 'throw'
-  | 'catch'
-  | 'rethrow'
-  | 'syscall'
-  | 'signal'
-  | 'fork'
-  | 'vfork'
-  | 'exec'
-  | 'load'
-  | 'unload';
-
 export type BreakpointSpec =
   | {
       kind: 'breakpoint';
-      location: string;
+      location: Location;
       condition?: string;
       temporary?: boolean;
       hardware?: boolean;
@@ -112,9 +182,11 @@ export type BreakpointSpec =
       /** Watch the memory the expression names now, even after it goes out of scope. */
       location?: boolean;
       condition?: string;
+      /** Asked for hardware explicitly (honoured, with a warning where hardware ones are dead). */
+      hardware?: boolean;
     }
   | { kind: 'catchpoint'; event: CatchEvent; filter?: string; temporary?: boolean }
-  | { kind: 'dprintf'; location: string; format: string; args?: readonly string[]; condition?: string };
+  | { kind: 'dprintf'; location: Location; format: string; args?: readonly string[]; condition?: string };
 
 export type BreakpointChange =
   | { op: 'delete'; numbers: readonly string[] }
@@ -122,17 +194,40 @@ export type BreakpointChange =
   | { op: 'condition'; number: string; condition: string }
   | { op: 'ignore'; number: string; count: number };
 
+/** A breakpoint as set, with what the backend wants the user to know about it. */
+export interface SetBreakpoint {
+  breakpoint: Breakpoint;
+  warnings: string[];
+}
+
 export type ValueFormat = 'natural' | 'hex' | 'decimal' | 'octal' | 'binary';
 
+/** What to disassemble: around the pc of a frame, a function, or an address range (expressions). */
+export type DisassembleSpan =
+  | { around: 'pc'; before: number; after: number }
+  | { function: string }
+  | { start: string; end: string };
+
 export interface DisassembleRequest extends FrameSelector {
-  /** Start and end addresses (expressions), or a function name, or around the pc. */
-  start?: string;
-  end?: string;
-  function?: string;
-  /** Instructions before and after the pc when disassembling around it. */
-  around?: number;
+  span: DisassembleSpan;
   withSource?: boolean;
   withOpcodes?: boolean;
+}
+
+export interface Disassembly {
+  instructions: Instruction[];
+  /** The pc of the selected frame, when the program has one (hex). */
+  pc?: string;
+}
+
+/** How much a raw command may do: `read` is the backend's allowlist of inspection commands. */
+export type RawPolicy = 'read' | 'full';
+
+export interface CommandOptions {
+  policy: RawPolicy;
+  timeoutMs?: number;
+  threadId?: number;
+  frame?: number;
 }
 
 export interface CommandOutput {
@@ -143,8 +238,56 @@ export interface CommandOutput {
   resumed?: boolean;
 }
 
-export interface DebuggerBackend {
+/** Where program input stands after a write: what the terminal took, what still waits. */
+export interface StdinReport {
+  taken: number;
+  waiting: number;
+}
+
+/**
+ * Knowledge of the program's runtime (glibc and its kin, or Windows), shared by every backend that
+ * debugs such programs: names of system frames, what a blocked thread waits for, where an abort
+ * keeps its message, who owns a mutex. It reads the target only through the reader it is given.
+ */
+export interface TargetRuntime {
+  readonly name: string;
+  /** Frames of the runtime and system headers, which the answers fold so the user's code stands out. */
+  isSystemFrame(frame: Frame): boolean;
+  /** What a thread waits for, from its innermost frames: mutex, condition variable, join, io (read)… */
+  classifyWait(frames: readonly Frame[]): string | undefined;
+  /** The last abort message in the program's output (assert, C++ terminate, heap checks). */
+  abortMessageInOutput(output: string): string | undefined;
+  /** The abort message the runtime keeps in memory, for when the output does not have it. */
+  abortMessage(reader: TargetReader, threadId: number | undefined, signal?: AbortSignal): Promise<string | undefined>;
+  /** The mutex a thread blocked in a lock waits for, and the OS thread that holds it. */
+  lockOwner(
+    reader: TargetReader,
+    threadId: number,
+    frames: readonly Frame[],
+    signal?: AbortSignal,
+  ): Promise<{ mutex: string; ownerOsThread: number } | undefined>;
+}
+
+/** The reads runtime knowledge may make: values, registers, memory and symbol names. */
+export interface TargetReader {
+  evaluate(
+    expression: string,
+    selector: FrameSelector & { format?: ValueFormat },
+    signal?: AbortSignal,
+  ): Promise<string>;
+  readMemory(address: string, count: number, signal?: AbortSignal): Promise<MemoryBlock[]>;
+  registers?(
+    selector: FrameSelector & { names?: readonly string[]; format?: ValueFormat },
+    signal?: AbortSignal,
+  ): Promise<Register[]>;
+  /** The name of the symbol an address lies in ("ledger"), for naming a mutex. */
+  symbolAt?(address: bigint, signal?: AbortSignal): Promise<string | undefined>;
+}
+
+export interface DebuggerBackend extends TargetReader {
   readonly info: BackendInfo;
+  readonly capabilities: BackendCapabilities;
+  readonly runtime: TargetRuntime;
   /** The program's terminal output, when the backend gives the program a terminal. */
   readonly output: OutputRing | undefined;
   /** What the debugger printed on its own (dprintf output, warnings), not as a command's answer. */
@@ -154,7 +297,11 @@ export interface DebuggerBackend {
 
   subscribe(listener: (event: BackendEvent) => void): () => void;
 
-  load(spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport>;
+  /**
+   * Opens the target. A launch loads the program (nothing runs until `start`); the other kinds
+   * report their first stop (a core's signal, where an attach stopped the process) as an event.
+   */
+  open(target: TargetSpec, signal?: AbortSignal): Promise<OpenReport>;
   /** Starts the loaded program; resolves once it runs (the stop arrives as an event). */
   start(mode: StartMode, signal?: AbortSignal): Promise<void>;
   /** Resumes; resolves once it runs (the stop arrives as an event). */
@@ -167,14 +314,15 @@ export interface DebuggerBackend {
    */
   forceInterrupt?(step: number): string | undefined;
   kill(signal?: AbortSignal): Promise<void>;
-  /** Starts recording execution from here, so it can be run backwards (GDB: record full). */
-  startRecording(signal?: AbortSignal): Promise<void>;
-  stopRecording(signal?: AbortSignal): Promise<void>;
+  /** Starts recording execution from here, so it can be run backwards (capabilities.record). */
+  startRecording?(signal?: AbortSignal): Promise<void>;
+  stopRecording?(signal?: AbortSignal): Promise<void>;
 
-  writeStdin(data: string | Buffer): Promise<void>;
+  /** Types into the program's terminal, waiting for it to take the bytes at most until `deadline`. */
+  writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport>;
   sendEof(): Promise<void>;
 
-  insertBreakpoint(spec: BreakpointSpec, signal?: AbortSignal): Promise<Breakpoint>;
+  insertBreakpoint(spec: BreakpointSpec, signal?: AbortSignal): Promise<SetBreakpoint>;
   changeBreakpoints(change: BreakpointChange, signal?: AbortSignal): Promise<void>;
   listBreakpoints(signal?: AbortSignal): Promise<Breakpoint[]>;
 
@@ -191,6 +339,7 @@ export interface DebuggerBackend {
     options: { types?: boolean },
     signal?: AbortSignal,
   ): Promise<Variable[]>;
+  /** Evaluates without side effects: an expression that would write memory or registers is refused. */
   evaluate(
     expression: string,
     selector: FrameSelector & { format?: ValueFormat },
@@ -201,18 +350,33 @@ export interface DebuggerBackend {
     selector: FrameSelector & { names?: readonly string[]; format?: ValueFormat },
     signal?: AbortSignal,
   ): Promise<Register[]>;
-  readMemory(address: string, count: number, signal?: AbortSignal): Promise<MemoryBlock[]>;
+  /** The stack pointer of a frame, when the backend can tell. */
+  stackPointer?(selector: FrameSelector, signal?: AbortSignal): Promise<bigint | undefined>;
   writeMemory(address: string, hex: string, signal?: AbortSignal): Promise<void>;
-  disassemble(request: DisassembleRequest, signal?: AbortSignal): Promise<Instruction[]>;
+  disassemble(request: DisassembleRequest, signal?: AbortSignal): Promise<Disassembly>;
   sourceLines(file: string, from: number, to: number, signal?: AbortSignal): Promise<SourceLine[]>;
   libraries(signal?: AbortSignal): Promise<Library[]>;
-  /** One raw debugger command (CLI), its console output back. */
-  command(
-    text: string,
-    options: { timeoutMs?: number; threadId?: number; frame?: number },
-    signal?: AbortSignal,
-  ): Promise<CommandOutput>;
+  /** One raw debugger command under `policy`; refused with invalid_argument when the policy says no. */
+  command(text: string, options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput>;
+  /** Writes a core of the stopped program to `path`; resolves with its size (capabilities.saveCore). */
+  saveCore?(path: string, signal?: AbortSignal): Promise<number>;
 
   /** Ends the debugger: the program is killed (launched) or detached (attached). Idempotent. */
   close(): Promise<void>;
+}
+
+/** One line of the doctor: a debugger or capability, available or not, with the reason and the fix. */
+export interface DoctorCheck {
+  name: string;
+  ok: boolean;
+  /** What was found, or why it is not available. */
+  detail: string;
+  /** How to make it available, when it is not. */
+  fix?: string;
+}
+
+export interface DoctorOptions {
+  /** Executables the operator configured, by backend (`gdb` → /usr/bin/gdb). */
+  paths: Readonly<Partial<Record<BackendKind, string>>>;
+  passthroughEnv?: readonly string[];
 }

@@ -1,6 +1,6 @@
 // `dbg-mcp doctor`: the machine's capabilities as a table (or JSON), exit 1 when gdb itself is unusable.
-import { runDoctor } from '../backends/doctor.js';
-import type { ServerConfig } from '../server/config.js';
+import { runDoctor } from '../backends/registry.js';
+import { backendPaths, type ServerConfig } from '../server/config.js';
 
 /** The doctor's report goes to stdout: this command does not serve MCP. */
 function print(text: string): void {
@@ -8,7 +8,7 @@ function print(text: string): void {
 }
 
 export async function runDoctorCli(config: ServerConfig, json: boolean): Promise<number> {
-  const checks = await runDoctor({ gdbPath: config.gdbPath, passthroughEnv: config.passthroughEnv });
+  const checks = await runDoctor({ paths: backendPaths(config), passthroughEnv: config.passthroughEnv });
   if (json) {
     print(`${JSON.stringify(checks, null, 2)}\n`);
   } else {

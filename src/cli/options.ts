@@ -42,7 +42,7 @@ export const OPTIONS: OptionSpec[] = [
     value: 'PATH',
     help: 'gdb executable (default: gdb on PATH)',
     apply: (c, raw, from) => {
-      c.gdbPath = nonEmpty(raw, from);
+      c.backends = { ...c.backends, gdb: { ...c.backends.gdb, path: nonEmpty(raw, from) } };
     },
   },
   {

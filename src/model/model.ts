@@ -4,7 +4,7 @@
 /** A frame of a stack, innermost first (level 0). */
 export interface Frame {
   level: number;
-  /** Program counter of the frame, as GDB prints it (hex). */
+  /** Program counter of the frame (hex). */
   address?: string;
   function?: string;
   /** File name as recorded in the debug info (often relative). */
@@ -29,14 +29,16 @@ export interface Variable {
 }
 
 export interface Thread {
-  /** The debugger's thread number (GDB's global thread id). */
+  /** The debugger's thread number, as it shows it to people (GDB's global thread id). */
   id: number;
   /** What the OS calls it, e.g. "Thread 0x7ffff7d8a740 (LWP 1234)". */
   targetId?: string;
+  /** The operating system's id of the thread (Linux: the LWP id), which lock owners are named by. */
+  osThreadId?: number;
   name?: string;
   state: 'stopped' | 'running' | 'unknown';
   core?: number;
-  /** The inferior (thread group) the thread belongs to, e.g. "i1". */
+  /** The process (the backend's name for it) the thread belongs to. */
   group?: string;
   frame?: Frame;
 }
@@ -83,7 +85,7 @@ export interface SignalInfo {
   meaning: string;
 }
 
-/** Why the program stopped. GDB's reasons, plus "interrupted" and "unknown". */
+/** Why the program stopped. */
 export type StopReason =
   | 'breakpoint-hit'
   | 'watchpoint-trigger'
@@ -116,8 +118,10 @@ export interface StopEvent {
   /** The reason text as the debugger gave it, when it is not one we know. */
   rawReason?: string;
   signal?: SignalInfo;
-  /** For SIGSEGV, SIGBUS, SIGFPE, SIGILL: the faulting address, from $_siginfo. */
+  /** For SIGSEGV, SIGBUS, SIGFPE, SIGILL: the faulting address the kernel reported. */
   faultAddress?: string;
+  /** The kernel's si_code for the signal (SI_KERNEL 128: the address is not the real one). */
+  signalCode?: number;
   threadId?: number;
   frame?: Frame;
   /** The breakpoint or watchpoint number that caused the stop. */
@@ -153,7 +157,7 @@ export interface ExitEvent {
   signal?: SignalInfo;
   /** True when the debugger killed it on request. */
   killed?: boolean;
-  /** The inferior (thread group) that exited, e.g. "i1". */
+  /** The process (the backend's name for it) that exited. */
   group?: string;
 }
 

@@ -1,17 +1,23 @@
 // The server's settings. Each has a command-line flag and a DBG_MCP_* environment variable
 // (src/cli/options.ts reads both); this file only says what they are and their defaults.
 
-import { defaultTraceRoot } from '../backends/rr/rrTraces.js';
+import type { BackendKind, RawPolicy } from '../backends/debuggerBackend.js';
+import { rrRecorder } from '../backends/registry.js';
 import type { LogLevel } from '../util/log.js';
 import { type AttachPolicy, DEFAULT_REMOTE_HOSTS } from './policy.js';
 
+/** Per backend: the executable to run (`backends.gdb.path`). */
+export type BackendSettings = Partial<Record<BackendKind, { path?: string }>>;
+
 export interface ServerConfig {
-  /** gdb executable. */
-  gdbPath: string;
+  /** Settings of each backend (`--gdb PATH` sets backends.gdb.path). */
+  backends: BackendSettings;
   /** Workspace roots: programs, cores and working directories must lie under one of them. */
   roots: string[];
   /** Whether dbg_command (raw debugger commands) is available. */
   raw: boolean;
+  /** What raw commands may do: the backend's read-only allowlist, or everything. */
+  rawPolicy: RawPolicy;
   /** Inferior function calls (`print f(1)`) allowed. */
   allowInferiorCalls: boolean;
   maxSessions: number;
@@ -38,9 +44,10 @@ export interface ServerConfig {
 
 export function defaultConfig(): ServerConfig {
   return {
-    gdbPath: 'gdb',
+    backends: { gdb: { path: 'gdb' } },
     roots: [process.cwd()],
     raw: true,
+    rawPolicy: 'full',
     allowInferiorCalls: false,
     maxSessions: 16,
     idleTimeoutMs: 30 * 60_000,
@@ -50,8 +57,17 @@ export function defaultConfig(): ServerConfig {
     passthroughEnv: [],
     logLevel: 'info',
     transcriptDir: undefined,
-    rrTraceDir: defaultTraceRoot(process.env),
+    rrTraceDir: rrRecorder.defaultDirectory(process.env),
     attachPids: 'own',
     remoteHosts: DEFAULT_REMOTE_HOSTS,
   };
+}
+
+/** The executables configured, by backend kind, as the registry takes them. */
+export function backendPaths(config: Pick<ServerConfig, 'backends'>): Partial<Record<BackendKind, string>> {
+  const paths: Partial<Record<BackendKind, string>> = {};
+  for (const [kind, settings] of Object.entries(config.backends) as [BackendKind, { path?: string }][]) {
+    if (settings?.path) paths[kind] = settings.path;
+  }
+  return paths;
 }

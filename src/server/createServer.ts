@@ -8,11 +8,11 @@ import { SessionManager } from '../session/sessionManager.js';
 import { DebuggerError, toDebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
 import { packageVersion } from '../util/version.js';
-import { failure, success } from './answer.js';
-import { defaultConfig, type ServerConfig } from './config.js';
+import { backendPaths, defaultConfig, type ServerConfig } from './config.js';
 import type { ToolContext, ToolDefinition } from './defineTool.js';
 import { registerPrompts } from './prompts.js';
 import { registerResources } from './resources.js';
+import { failure, success } from './response.js';
 import { describeIssues } from './schemas.js';
 import { allTools } from './tools/index.js';
 
@@ -47,8 +47,9 @@ export function slimJsonSchema(node: unknown, output = false, depth = 0): unknow
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (DROPPED.has(key)) continue;
-    // An output schema names its top-level fields; their shapes are the tool's documented answer.
-    if (output && depth >= 1) continue;
+    // An output schema names its top-level fields; their shapes are the tool's documented answer
+    // (docs/schema/ publishes them whole, shared shapes included).
+    if (output && (depth >= 1 || key === '$defs')) continue;
     if (output && (key === 'required' || key === 'additionalProperties' || key === 'items')) continue;
     if (key === 'properties' && value && typeof value === 'object' && Object.keys(value).length === 0) continue;
     if (key === 'additionalProperties' && value && typeof value === 'object' && Object.keys(value).length === 0)
@@ -139,18 +140,20 @@ export function createServer(
   sessions = new SessionManager({
     maxSessions: config.maxSessions,
     idleTimeoutMs: config.idleTimeoutMs,
-    gdbPath: config.gdbPath,
-    passthroughEnv: config.passthroughEnv,
-    commandTimeoutMs: config.commandTimeoutMs,
-    allowInferiorCalls: config.allowInferiorCalls,
+    backends: {
+      paths: backendPaths(config),
+      passthroughEnv: config.passthroughEnv,
+      commandTimeoutMs: config.commandTimeoutMs,
+      allowInferiorCalls: config.allowInferiorCalls,
+      sourceRoots: config.roots.map((r) => {
+        try {
+          return realpathSync(r);
+        } catch {
+          return r;
+        }
+      }),
+    },
     ...(config.transcriptDir ? { transcriptDir: config.transcriptDir } : {}),
-    sourceRoots: config.roots.map((r) => {
-      try {
-        return realpathSync(r);
-      } catch {
-        return r;
-      }
-    }),
   }),
 ): CreatedServer {
   const server = new McpServer(
@@ -167,8 +170,13 @@ export function createServer(
   return { server, sessions, shutdown: () => sessions.closeAll() };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: tools differ in their input types; each validates its own.
-function register(server: McpServer, tool: ToolDefinition<any>, sessions: SessionManager, config: ServerConfig): void {
+function register(
+  server: McpServer,
+  // biome-ignore lint/suspicious/noExplicitAny: tools differ in their input and output types; each validates its own.
+  tool: ToolDefinition<any, any>,
+  sessions: SessionManager,
+  config: ServerConfig,
+): void {
   server.registerTool(
     tool.name,
     {
@@ -202,8 +210,6 @@ function register(server: McpServer, tool: ToolDefinition<any>, sessions: Sessio
           },
         };
         try {
-          if (tool.requires && sessionId !== undefined)
-            sessions.get(sessionId).requirePhase(tool.requires, tool.title.toLowerCase());
           result = success(await tool.run(args, toolCtx), config.answerBudget);
         } catch (e) {
           const err = toDebuggerError(e);

@@ -2,11 +2,10 @@
 // state as JSON. Read-only views of what the tools report; nothing here changes a session.
 
 import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
-import { listTraces } from '../backends/rr/rrTraces.js';
+import { rrRecorder } from '../backends/registry.js';
 import type { Session } from '../session/session.js';
 import type { SessionManager } from '../session/sessionManager.js';
-import { findOnPath } from '../util/which.js';
-import type { ServerConfig } from './config.js';
+import { backendPaths, type ServerConfig } from './config.js';
 import { guideMarkdown } from './guide.js';
 import { listSessions, sessionEntry, whereNow } from './tools/sessions.js';
 import { breakpointWire, compact, exitWire, stopWire, type Wire } from './wire.js';
@@ -19,7 +18,7 @@ export function sessionDetail(session: Session): Wire {
   const st = snap.state;
   return compact({
     ...sessionEntry(session),
-    debugger: session.backend.info.version,
+    debugger: session.debugger.version,
     last_stop: st.phase === 'stopped' ? stopWire(st.stop, snap.stopId) : undefined,
     exit: st.phase === 'exited' ? exitWire(st.exit) : undefined,
     reason: st.phase === 'dead' ? st.reason : undefined,
@@ -27,7 +26,7 @@ export function sessionDetail(session: Session): Wire {
     threads: [...snap.threads].map(([id, group]) => ({ id, inferior: group })),
     inferiors: [...snap.inferiors].map(([group, pid]) => ({ id: group, pid })),
     libraries: snap.libraries.length,
-    output_cursor: session.backend.output?.end,
+    output_cursor: session.outputEnd,
     warnings: session.warnings.length > 0 ? [...session.warnings] : undefined,
   });
 }
@@ -69,8 +68,7 @@ export function registerResources(server: McpServer, sessions: SessionManager, c
       mimeType: JSON_TYPE,
     },
     async (uri) => {
-      const rrPath = findOnPath(['rr']);
-      const traces = await listTraces(config.rrTraceDir, { ...(rrPath ? { rrPath } : {}), limit: 100 });
+      const traces = await rrRecorder.list(backendPaths(config), config.rrTraceDir, 100);
       return json(uri, { trace_dir: config.rrTraceDir, traces });
     },
   );

@@ -11,22 +11,41 @@ import type {
   StopEvent,
   Variable,
 } from '../model/model.js';
+import type { OutputChunk } from '../process/outputRing.js';
 import type { StackEntry, ThreadEntry, ViewData, ViewOutcome } from '../session/evidence.js';
 import type { RunOutcome, Session } from '../session/session.js';
+import type {
+  BreakpointWire,
+  ExitWire,
+  FrameWire,
+  InstructionWire,
+  LibraryWire,
+  OutcomeWire,
+  OutputChunkWire,
+  RegisterWire,
+  SessionWire,
+  StackEntryWire,
+  StopWire,
+  ThreadWire,
+  VariableWire,
+  ViewsWire,
+  ViewWire,
+} from './answers/shapes.js';
 
 export type Wire = Record<string, unknown>;
 
 /** Drops undefined fields (JSON would too, but answers are measured before serialising). */
-export function compact<T extends Wire>(o: T): T {
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+export function compact<T extends object>(o: T): T {
+  const r = o as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (r[k] === undefined) delete r[k];
   return o;
 }
 
-export function variableWire(v: Variable): Wire {
+export function variableWire(v: Variable): VariableWire {
   return compact({ name: v.name, value: v.value, type: v.type, truncated: v.truncated || undefined });
 }
 
-export function frameWire(f: Frame): Wire {
+export function frameWire(f: Frame): FrameWire {
   return compact({
     level: f.level,
     function: f.function,
@@ -38,7 +57,7 @@ export function frameWire(f: Frame): Wire {
   });
 }
 
-export function stackEntryWire(e: StackEntry): Wire {
+export function stackEntryWire(e: StackEntry): StackEntryWire {
   if ('folded' in e) {
     return compact({
       folded: e.folded,
@@ -50,7 +69,7 @@ export function stackEntryWire(e: StackEntry): Wire {
   return frameWire(e);
 }
 
-export function stopWire(s: StopEvent, stopId?: number): Wire {
+export function stopWire(s: StopEvent, stopId?: number): StopWire {
   return compact({
     stop_id: stopId,
     reason: s.reason,
@@ -74,11 +93,11 @@ export function stopWire(s: StopEvent, stopId?: number): Wire {
   });
 }
 
-export function exitWire(e: ExitEvent): Wire {
+export function exitWire(e: ExitEvent): ExitWire {
   return compact({ exit_code: e.code, signal: e.signal?.name, signal_meaning: e.signal?.meaning, killed: e.killed });
 }
 
-export function outcomeWire(o: RunOutcome): Wire {
+export function outcomeWire(o: RunOutcome): OutcomeWire {
   switch (o.kind) {
     case 'stopped':
       return { kind: 'stopped', ...stopWire(o.stop, o.stopId) };
@@ -91,7 +110,7 @@ export function outcomeWire(o: RunOutcome): Wire {
   }
 }
 
-export function breakpointWire(b: Breakpoint): Wire {
+export function breakpointWire(b: Breakpoint): BreakpointWire {
   return compact({
     number: b.number,
     type: b.type,
@@ -125,7 +144,7 @@ export function breakpointWire(b: Breakpoint): Wire {
   });
 }
 
-function threadWire(t: ThreadEntry): Wire {
+function threadWire(t: ThreadEntry): ThreadWire {
   return compact({
     id: t.id,
     pid: t.pid,
@@ -141,7 +160,7 @@ function threadWire(t: ThreadEntry): Wire {
   });
 }
 
-function instructionWire(i: Instruction): Wire {
+function instructionWire(i: Instruction): InstructionWire {
   return compact({
     address: i.address,
     function: i.function,
@@ -153,15 +172,15 @@ function instructionWire(i: Instruction): Wire {
   });
 }
 
-export function libraryWire(l: Library): Wire {
+export function libraryWire(l: Library): LibraryWire {
   return compact({ path: l.path, symbols: l.symbolsLoaded, from: l.ranges[0]?.from, to: l.ranges[0]?.to });
 }
 
-export function registerWire(r: Register): Wire {
+export function registerWire(r: Register): RegisterWire {
   return { name: r.name, value: r.value };
 }
 
-export function viewWire(v: ViewData): Wire {
+export function viewWire(v: ViewData): ViewWire {
   switch (v.view) {
     case 'stop':
       return compact({ summary: v.summary, ...stopWire(v.stop), source: v.source });
@@ -223,8 +242,11 @@ export function viewWire(v: ViewData): Wire {
 }
 
 /** A plan's results: one key per view, plus what failed. */
-export function viewsWire(outcomes: { name: string; outcome: ViewOutcome }[]): { views: Wire; failures?: string[] } {
-  const views: Wire = {};
+export function viewsWire(outcomes: { name: string; outcome: ViewOutcome }[]): {
+  views: ViewsWire;
+  failures?: string[];
+} {
+  const views: Record<string, ViewWire> = {};
   const failures: string[] = [];
   for (const { name, outcome } of outcomes) {
     if (outcome.data) views[name] = viewWire(outcome.data);
@@ -233,11 +255,11 @@ export function viewsWire(outcomes: { name: string; outcome: ViewOutcome }[]): {
   return failures.length > 0 ? { views, failures } : { views };
 }
 
-export function instructionsWire(list: readonly Instruction[]): Wire[] {
+export function instructionsWire(list: readonly Instruction[]): InstructionWire[] {
   return list.map(instructionWire);
 }
 
-export function sessionWire(s: Session): Wire {
+export function sessionWire(s: Session): SessionWire {
   const snap = s.snapshot;
   const st = snap.state;
   return compact({
@@ -247,5 +269,15 @@ export function sessionWire(s: Session): Wire {
     exit_code: st.phase === 'exited' ? st.exit.code : undefined,
     recording: snap.recording || undefined,
     reason: st.phase === 'dead' ? st.reason : undefined,
+  });
+}
+
+/** Program output read from `cursor`: the text, where it starts and ends, and what was skipped. */
+export function outputWire(chunk: OutputChunk, cursor: number): OutputChunkWire {
+  return compact({
+    text: chunk.data.toString('utf8'),
+    from: chunk.start,
+    cursor: chunk.next,
+    skipped: chunk.start > cursor ? chunk.start - cursor : undefined,
   });
 }

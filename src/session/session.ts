@@ -1,125 +1,127 @@
 // One debugging session: an actor around one backend. Tool calls go through a serial mailbox;
 // the backend's events feed `transition`; interrupt and close take their own path, so they never
-// wait behind a command that is waiting for the program.
+// wait behind a command that is waiting for the program. The layers above talk to a session
+// through its methods (gather, evaluate, setBreakpoint, writeStdin, …), never to its backend.
 
 import type {
+  BackendCapabilities,
+  BackendInfo,
+  BreakpointChange,
+  BreakpointSpec,
+  CommandOptions,
   DebuggerBackend,
-  LaunchSpec,
-  LoadReport,
-  ResumeAction,
-  ResumeOptions,
+  FrameSelector,
+  OpenReport,
   StartMode,
+  StdinReport,
+  TargetSpec,
+  ValueFormat,
 } from '../backends/debuggerBackend.js';
-import type { ExitEvent, StopEvent } from '../model/model.js';
+import type { Breakpoint } from '../model/model.js';
+import type { OutputChunk, OutputRing } from '../process/outputRing.js';
 import { abortError } from '../util/deadline.js';
-import { DebuggerError } from '../util/errors.js';
+import { DebuggerError, toDebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
+import { gatherView, type ViewOutcome, type ViewRequest } from './evidence.js';
 import { Mailbox } from './mailbox.js';
-import {
-  initialSnapshot,
-  isSettled,
-  type Phase,
-  type SessionEvent,
-  type SessionSnapshot,
-  transition,
-} from './sessionState.js';
-import { refusedRun } from './sessionTargets.js';
+import { type DisassembleOptions, type DisassemblyResult, disassembleAt } from './operations/disassembly.js';
+import { type Assignment, assignValue, type EvaluationResult, evaluateExpressions } from './operations/evaluation.js';
+import { type MemoryRead, readMemoryAt } from './operations/memoryRead.js';
+import { RunControl, type RunOutcome, type RunRequest } from './runControl.js';
+import { initialSnapshot, type Phase, type SessionEvent, type SessionSnapshot, transition } from './sessionState.js';
+import { refusedRun, type SessionTarget } from './targetRules.js';
 
-/** How a wait for the program ended. */
-export type RunOutcome =
-  | { kind: 'stopped'; stop: StopEvent; stopId: number }
-  | { kind: 'exited'; exit: ExitEvent }
-  /** The deadline came first: the program is still running. */
-  | { kind: 'running' }
-  | { kind: 'dead'; reason: string };
+export type { ReverseAction, RunAction, RunOutcome, RunRequest } from './runControl.js';
+export { REVERSE_ACTIONS } from './runControl.js';
+export type { SessionTarget } from './targetRules.js';
 
-export const REVERSE_ACTIONS = [
-  'reverse_continue',
-  'reverse_step',
-  'reverse_next',
-  'reverse_stepi',
-  'reverse_nexti',
-  'reverse_finish',
-] as const;
-export type ReverseAction = (typeof REVERSE_ACTIONS)[number];
-
-export type RunAction =
-  | ResumeAction
-  | ReverseAction
-  | 'run'
-  | 'restart'
-  | 'kill'
-  | 'interrupt'
-  | 'wait'
-  | 'record_start'
-  | 'record_stop';
-
-function isReverse(action: RunAction): action is ReverseAction {
-  return (REVERSE_ACTIONS as readonly string[]).includes(action);
+/** How a tool's call reaches a session: the states it works in, in words, bound to a stop or not. */
+export interface SessionCall {
+  phases: readonly Phase[];
+  /** What the call does, for errors: "show the crash view". */
+  doing: string;
+  /** The stop the caller's evidence comes from; another stop is refused as stale. */
+  stopId?: number | undefined;
+  signal?: AbortSignal | undefined;
 }
 
-export interface RunRequest {
-  action: RunAction;
-  options?: ResumeOptions;
-  /** For run/restart: where the fresh run stops first. */
-  startMode?: StartMode;
-  /** How long to wait for the program to stop; default 30 s. */
-  timeoutMs?: number;
-  /** At the deadline: return `running` (default) or interrupt and return where it stopped. */
-  onTimeout?: 'return' | 'interrupt';
-  /** Called while the wait goes on, about once a second. */
-  onProgress?: (elapsedMs: number) => void;
+/** One read of a dbg_batch, all bound to the same stop. */
+export type BatchOperation =
+  | { op: 'inspect'; request: ViewRequest }
+  | { op: 'evaluate'; expressions: readonly string[]; selector: FrameSelector; format: ValueFormat }
+  | { op: 'memory'; address: string; length: number }
+  | { op: 'disassemble'; options: DisassembleOptions };
+
+export type BatchResult =
+  | { op: 'inspect'; view: ViewOutcome }
+  | { op: 'evaluate'; results: EvaluationResult[] }
+  | { op: 'memory'; memory: MemoryRead }
+  | { op: 'disassemble'; disassembly: DisassemblyResult }
+  | { op: BatchOperation['op']; error: DebuggerError };
+
+/** Codes that belong to one batch operation; anything else (the debugger died, a cancel) ends the batch. */
+const OWN_ERRORS = new Set(['debugger_error', 'invalid_argument', 'wrong_state', 'limit_exceeded']);
+
+/** A breakpoint as set, settled from the debugger's table, with what the user should know. */
+export interface SetBreakpointResult {
+  breakpoint: Breakpoint;
+  warnings: string[];
+  /** The debugger's whole table, when asked for. */
+  table?: Breakpoint[];
 }
 
-/**
- * What the session debugs. `program` is the executable when known ('' when not), `remote` the
- * host:port of a gdbserver or QEMU stub the target lives behind.
- */
-export type SessionTarget = { program: string; args: readonly string[]; remote?: string } & (
-  | { kind: 'launch' }
-  | { kind: 'core'; core: string }
-  | { kind: 'attach'; pid: number }
-  /** A program already started by the stub (`target remote`). */
-  | { kind: 'remote' }
-  /** An rr recording, replayed: runs forwards and backwards, deterministically. */
-  | { kind: 'replay'; trace: string }
-);
-
-interface Waiter {
-  check: (s: SessionSnapshot) => boolean;
-  resolve: () => void;
+export interface CommandResult {
+  output: string;
+  truncated: boolean;
+  /** Where the program went when the command resumed it. */
+  outcome?: RunOutcome;
 }
-
-const INTERRUPT_GRACE_MS = 5000;
-/** How long each way of interrupting gets before the next, harder one (backend.forceInterrupt). */
-const INTERRUPT_ESCALATE_MS = 1000;
 
 export class Session {
   private snap: SessionSnapshot = initialSnapshot();
   private readonly mailbox = new Mailbox();
-  private readonly waiters = new Set<Waiter>();
   private readonly unsubscribe: () => void;
   private closing: Promise<void> | undefined;
+  private openReport: OpenReport | undefined;
+  private readonly runControl: RunControl;
   readonly createdAt = Date.now();
   lastUsedAt = Date.now();
-  /** The start mode of the first run, reused by restart. */
-  private startMode: StartMode = 'none';
-  private loadReport: LoadReport | undefined;
-  /** Whether the target can always run backwards (an rr replay), recording or not. */
-  reversible = false;
-  private readonly cleanups: (() => Promise<void>)[] = [];
-
-  /** Something to end when the session closes, after the debugger (a replay server, …). */
-  addCleanup(fn: () => Promise<void>): void {
-    this.cleanups.push(fn);
-  }
 
   constructor(
     readonly id: string,
+    /**
+     * The debugger. For the session layer and for tests of a backend; the server never touches it
+     * (test/unit/architecture/layers.test.ts holds it to that): tools use the methods below.
+     */
     readonly backend: DebuggerBackend,
-    readonly target: SessionTarget,
+    private targetSpec: SessionTarget,
   ) {
+    this.runControl = new RunControl({
+      id,
+      backend,
+      snapshot: () => this.snap,
+      apply: (e) => this.apply(e),
+      requirePhase: (phases, doing) => this.requirePhase(phases, doing),
+      closed: () => this.closing !== undefined,
+      touch: () => this.touch(),
+      post: (task, signal) => this.post(task, signal),
+      refused: (action) => refusedRun(this.target, action),
+      reversible: () => backend.capabilities.reverse === 'always',
+    });
     this.unsubscribe = backend.subscribe((event) => this.apply(event));
+  }
+
+  get target(): SessionTarget {
+    return this.targetSpec;
+  }
+
+  /** Which debugger this is: kind, version, protocol, pid. */
+  get debugger(): BackendInfo {
+    return this.backend.info;
+  }
+
+  get capabilities(): BackendCapabilities {
+    return this.backend.capabilities;
   }
 
   get snapshot(): SessionSnapshot {
@@ -135,7 +137,7 @@ export class Session {
   }
 
   get warnings(): readonly string[] {
-    return this.loadReport?.warnings ?? [];
+    return this.openReport?.warnings ?? [];
   }
 
   /** Feed one event through the reducer and wake whoever waits for the new state. */
@@ -149,45 +151,7 @@ export class Session {
         reason: this.snap.state.phase === 'dead' ? this.snap.state.reason : '',
       });
     }
-    for (const w of [...this.waiters]) {
-      if (w.check(this.snap)) {
-        this.waiters.delete(w);
-        w.resolve();
-      }
-    }
-  }
-
-  /** Resolves when `check` holds (now or later), or false at the deadline / on abort. */
-  private waitFor(check: (s: SessionSnapshot) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    if (check(this.snap)) return Promise.resolve(true);
-    return new Promise<boolean>((resolve) => {
-      const done = (value: boolean): void => {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        this.waiters.delete(waiter);
-        resolve(value);
-      };
-      const waiter: Waiter = { check, resolve: () => done(true) };
-      const timer = setTimeout(() => done(false), timeoutMs);
-      timer.unref();
-      const onAbort = (): void => done(false);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiters.add(waiter);
-    });
-  }
-
-  private outcome(): RunOutcome {
-    const s = this.snap.state;
-    switch (s.phase) {
-      case 'stopped':
-        return { kind: 'stopped', stop: s.stop, stopId: this.snap.stopId };
-      case 'exited':
-        return { kind: 'exited', exit: s.exit };
-      case 'dead':
-        return { kind: 'dead', reason: s.reason };
-      default:
-        return { kind: 'running' };
-    }
+    this.runControl.wake(this.snap);
   }
 
   private touch(): void {
@@ -205,45 +169,32 @@ export class Session {
     throw new DebuggerError('wrong_state', `cannot ${doing}: ${describeState(s.phase, s)}`, { state: s.phase });
   }
 
-  // ---- serial operations ------------------------------------------------------------------
+  // ---- the mailbox --------------------------------------------------------------------------
 
-  /**
-   * Opens a target that is not launched here (a core, an attach, a remote stub) and waits up to
-   * `timeoutMs` for the first stop it reports.
-   */
-  open(
-    task: (backend: DebuggerBackend, signal: AbortSignal | undefined) => Promise<void>,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<RunOutcome> {
-    return this.post(async () => {
-      this.requirePhase(['starting', 'loaded'], 'open the target');
-      await task(this.backend, signal);
-      if (await this.waitFor((s) => isSettled(s.state), timeoutMs, signal)) return this.outcome();
-      throw new DebuggerError('timeout', `the target reported no stop within ${timeoutMs} ms`);
-    }, signal);
-  }
-
-  /** Loads the program. The first operation of a launched session. */
-  load(spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport> {
-    return this.post(async () => {
-      this.requirePhase(['starting'], 'load a program');
-      this.loadReport = await this.backend.load(spec, signal);
-      this.apply({ type: 'loaded' });
-      return this.loadReport;
-    }, signal);
+  private post<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    this.touch();
+    return this.mailbox.post(async () => {
+      if (signal?.aborted) throw abortError(signal);
+      if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
+      try {
+        return await task();
+      } finally {
+        this.touch();
+      }
+    });
   }
 
   /**
-   * Runs `task` in the mailbox when the session is in one of `phases`. When `stopId` is given
-   * the evidence must come from that stop; and it must still be the current stop when the task
-   * ends, or the answer would mix two stops.
+   * Runs `task` in the mailbox when the session is in one of `phases`. When `stopId` is given the
+   * evidence must come from that stop; and it must still be the current stop when the task ends,
+   * or the answer would mix two stops. (The session layer's own door to the backend; the server
+   * uses the named operations.)
    */
   query<T>(
     phases: readonly Phase[],
     doing: string,
     task: (backend: DebuggerBackend, signal: AbortSignal | undefined) => Promise<T>,
-    options: { stopId?: number; signal?: AbortSignal } = {},
+    options: { stopId?: number | undefined; signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
     return this.post(async () => {
       this.requirePhase(phases, doing);
@@ -279,18 +230,43 @@ export class Session {
     }, signal);
   }
 
-  private post<T>(task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    this.touch();
-    return this.mailbox.post(async () => {
-      if (signal?.aborted) throw abortError(signal);
-      if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
-      try {
-        return await task();
-      } finally {
-        this.touch();
-      }
-    });
+  private read<T>(call: SessionCall, task: (backend: DebuggerBackend, signal?: AbortSignal) => Promise<T>): Promise<T> {
+    return this.query(call.phases, call.doing, task, { stopId: call.stopId, signal: call.signal });
   }
+
+  private change<T>(
+    call: SessionCall,
+    task: (backend: DebuggerBackend, signal?: AbortSignal) => Promise<T>,
+  ): Promise<T> {
+    return this.mutate(call.phases, call.doing, task, call.signal);
+  }
+
+  // ---- opening ------------------------------------------------------------------------------
+
+  /**
+   * Opens the target. A launch is loaded (nothing runs yet); a core, an attach or a stub reports
+   * its first stop, waited for up to `timeoutMs`.
+   */
+  open(
+    target: TargetSpec,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<{ report: OpenReport; outcome?: RunOutcome }> {
+    return this.post(async () => {
+      this.requirePhase(['starting'], 'open the target');
+      const report = await this.backend.open(target, signal);
+      this.openReport = report;
+      if (report.program !== undefined && this.targetSpec.program === '') {
+        this.targetSpec = { ...this.targetSpec, program: report.program };
+      }
+      this.apply({ type: 'loaded' });
+      if (!report.reportsStop) return { report };
+      const outcome = await this.runControl.awaitFirstStop(timeoutMs, signal);
+      return { report, outcome };
+    }, signal);
+  }
+
+  // ---- running ------------------------------------------------------------------------------
 
   /**
    * Run control: resumes (or starts, restarts, kills) and waits for the next stop or exit, up to
@@ -298,153 +274,229 @@ export class Session {
    * onTimeout=interrupt, the stop the interrupt reached).
    */
   run(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
-    if (request.action === 'interrupt') return this.interrupt();
-    if (request.action === 'wait') return this.waitWhileRunning(request, signal);
-    return this.post(() => this.runNow(request, signal), signal);
+    return this.runControl.run(request, signal);
   }
 
-  private async runNow(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
-    const { action } = request;
-    const timeoutMs = request.timeoutMs ?? 30_000;
-    const refused = refusedRun(this.target, action);
-    if (refused) throw refused;
-    if (action === 'kill') {
-      this.requirePhase(['stopped', 'running'], 'kill the program');
-      await this.backend.kill(signal);
-      this.apply({ type: 'killed' });
-      return this.outcome();
-    }
-    if (action === 'run' || action === 'restart') {
-      if (action === 'run') this.requirePhase(['loaded', 'exited'], 'start the program');
-      else this.requirePhase(['loaded', 'stopped', 'exited', 'running'], 'restart the program');
-      if (this.snap.state.phase === 'stopped' || this.snap.state.phase === 'running') {
-        await this.backend.kill(signal);
-        this.apply({ type: 'killed' });
+  /** Stops a running program; never waits behind other calls. */
+  interrupt(): Promise<RunOutcome> {
+    return this.runControl.interrupt();
+  }
+
+  /** The start mode of the first run, which restart reuses. */
+  set startMode(mode: StartMode) {
+    this.runControl.startMode = mode;
+  }
+
+  // ---- evidence at a stop -------------------------------------------------------------------
+
+  /** One view at the current stop. */
+  inspect(request: ViewRequest, call: SessionCall): Promise<ViewOutcome> {
+    return this.read(call, (backend, signal) => gatherView(backend, this.snap, request, signal));
+  }
+
+  /** Several views in one mailbox turn, all from the same stop. */
+  gather(requests: readonly ViewRequest[], call: SessionCall): Promise<{ name: string; outcome: ViewOutcome }[]> {
+    return this.read(call, async (backend, signal) => {
+      const out: { name: string; outcome: ViewOutcome }[] = [];
+      for (const r of requests) out.push({ name: r.view, outcome: await gatherView(backend, this.snap, r, signal) });
+      return out;
+    });
+  }
+
+  evaluate(
+    expressions: readonly string[],
+    selector: FrameSelector,
+    format: ValueFormat,
+    call: SessionCall,
+  ): Promise<EvaluationResult[]> {
+    return this.read(call, (backend, signal) => evaluateExpressions(backend, expressions, selector, format, signal));
+  }
+
+  /** Assigns first, then evaluates: bound to a frame of this stop just as a read is. */
+  assign(
+    assignment: { target: string; value: string },
+    expressions: readonly string[],
+    selector: FrameSelector,
+    format: ValueFormat,
+    call: SessionCall,
+  ): Promise<{ assigned: Assignment; results: EvaluationResult[] }> {
+    return this.read(call, async (backend, signal) => {
+      const assigned = await assignValue(backend, assignment.target, assignment.value, selector, signal);
+      const results = await evaluateExpressions(backend, expressions, selector, format, signal);
+      return { assigned, results };
+    });
+  }
+
+  readMemory(address: string, length: number, call: SessionCall): Promise<MemoryRead> {
+    return this.read(call, (backend, signal) => readMemoryAt(backend, address, length, signal));
+  }
+
+  /** Writes bytes and reads them back; addresses are often frame expressions, so it is bound to the stop. */
+  writeMemory(address: string, hex: string, call: SessionCall): Promise<MemoryRead> {
+    return this.read(call, async (backend, signal) => {
+      await backend.writeMemory(address, hex, signal);
+      return readMemoryAt(backend, address, hex.length / 2, signal);
+    });
+  }
+
+  disassemble(options: DisassembleOptions, call: SessionCall): Promise<DisassemblyResult> {
+    return this.read(call, (backend, signal) => disassembleAt(backend, options, signal));
+  }
+
+  /** Several reads at one stop, nothing in between; an operation's own error does not end the batch. */
+  batch(operations: readonly BatchOperation[], call: SessionCall): Promise<{ stopId: number; results: BatchResult[] }> {
+    return this.read(call, async (backend, signal) => {
+      const results: BatchResult[] = [];
+      for (const op of operations) {
+        try {
+          results.push(await runBatchOperation(op, backend, this.snap, signal));
+        } catch (e) {
+          const err = toDebuggerError(e);
+          if (!OWN_ERRORS.has(err.code)) throw err;
+          results.push({ op: op.op, error: err });
+        }
       }
-      if (request.startMode !== undefined) this.startMode = request.startMode;
+      return { stopId: this.snap.stopId, results };
+    });
+  }
+
+  // ---- breakpoints --------------------------------------------------------------------------
+
+  /**
+   * Sets a breakpoint and keeps the session's table (for "never hit" at exit) in step. With
+   * `withTable`, the debugger's whole table comes back too, and the breakpoint in its settled form
+   * (a multi-location breakpoint, a watchpoint's final type).
+   */
+  setBreakpoint(
+    spec: BreakpointSpec,
+    call: SessionCall,
+    options: { withTable?: boolean } = {},
+  ): Promise<SetBreakpointResult> {
+    return this.change(call, async (backend, signal) => {
+      const set = await backend.insertBreakpoint(spec, signal);
+      let breakpoint = set.breakpoint;
+      let table: Breakpoint[] | undefined;
+      if (options.withTable) {
+        table = await backend.listBreakpoints(signal);
+        this.syncTable(table);
+        breakpoint = table.find((b) => b.number === breakpoint.number) ?? breakpoint;
+      } else {
+        this.apply({ type: 'breakpoint-changed', breakpoint });
+      }
+      const warnings = [...set.warnings];
+      if (breakpoint.pending) warnings.unshift(pendingWarning(breakpoint));
+      return { breakpoint, warnings, ...(table ? { table } : {}) };
+    });
+  }
+
+  /**
+   * Deletes, enables, disables or changes breakpoints; refuses numbers the debugger does not know
+   * (GDB changes nothing, silently, for a number it does not know). Without a change: the table.
+   */
+  changeBreakpoints(change: BreakpointChange | undefined, call: SessionCall): Promise<Breakpoint[]> {
+    return this.change(call, async (backend, signal) => {
+      if (change) {
+        const asked = 'numbers' in change ? change.numbers : [change.number];
+        const unknown = missingNumbers(await backend.listBreakpoints(signal), asked);
+        if (unknown.length > 0) {
+          throw new DebuggerError(
+            'invalid_argument',
+            `no breakpoint ${unknown.join(', ')} (action=list shows the numbers)`,
+            {
+              fields: ['numbers' in change ? 'numbers' : 'number'],
+            },
+          );
+        }
+        await backend.changeBreakpoints(change, signal);
+      }
+      const table = await backend.listBreakpoints(signal);
+      this.syncTable(table);
+      return table;
+    });
+  }
+
+  /** Makes the session's table match the debugger's. */
+  private syncTable(table: readonly Breakpoint[]): void {
+    const live = new Set(table.map((b) => b.number));
+    for (const number of this.snap.breakpoints.keys()) {
+      if (!live.has(number)) this.apply({ type: 'breakpoint-deleted', number });
+    }
+    for (const breakpoint of table) this.apply({ type: 'breakpoint-changed', breakpoint });
+  }
+
+  // ---- raw commands, cores --------------------------------------------------------------------
+
+  /** One raw debugger command under the policy; when it resumed the program, waits for where it went. */
+  command(text: string, options: CommandOptions & { timeoutMs: number }, call: SessionCall): Promise<CommandResult> {
+    const deadline = Date.now() + options.timeoutMs;
+    return this.change(call, async (backend, signal) => {
       const epoch = this.snap.epoch;
-      await this.backend.start(this.startMode, signal);
-      return this.waitForStop(epoch, timeoutMs, request, signal);
-    }
-    if (action === 'record_start' || action === 'record_stop') {
-      this.requirePhase(['stopped'], action === 'record_start' ? 'start recording' : 'stop recording');
-      if (action === 'record_start') await this.backend.startRecording(signal);
-      else await this.backend.stopRecording(signal);
-      return this.outcome();
-    }
-    this.requirePhase(['stopped'], `${action}`);
-    if (isReverse(action) && !this.snap.recording && !this.reversible) {
-      throw new DebuggerError(
-        'wrong_state',
-        `cannot ${action}: nothing is recorded. Call dbg_run action=record_start at a stop (or dbg_start record=true) and move forward first; reverse execution covers what was recorded`,
-        { state: this.snap.state.phase },
+      const result = await backend.command(text, { ...options, timeoutMs: Math.max(1, deadline - Date.now()) }, signal);
+      let outcome: RunOutcome | undefined;
+      if (result.resumed || this.snap.epoch > epoch) {
+        outcome = await this.runControl.waitForSettle(epoch, Math.max(1, deadline - Date.now()), signal);
+      }
+      return { output: result.output, truncated: result.truncated, ...(outcome ? { outcome } : {}) };
+    });
+  }
+
+  /** Writes a core of the stopped program to `path` (a new file); resolves with its size in bytes. */
+  saveCore(path: string, call: SessionCall): Promise<number> {
+    if (this.target.kind === 'core') {
+      return Promise.reject(
+        new DebuggerError('wrong_state', 'this session is a core already: copy the file instead', { state: 'core' }),
       );
     }
-    const epoch = this.snap.epoch;
-    const resume = isReverse(action) ? (action.slice('reverse_'.length) as ResumeAction) : (action as ResumeAction);
-    await this.backend.resume(resume, { ...request.options, ...(isReverse(action) ? { reverse: true } : {}) }, signal);
-    return this.waitForStop(epoch, timeoutMs, request, signal);
-  }
-
-  /** Waits until the program, resumed after `epoch`, stops, exits or the debugger dies. */
-  private async waitForStop(
-    epoch: number,
-    timeoutMs: number,
-    request: RunRequest,
-    signal?: AbortSignal,
-  ): Promise<RunOutcome> {
-    const settled = (s: SessionSnapshot): boolean =>
-      s.state.phase === 'dead' || (s.epoch > epoch && isSettled(s.state));
-    const started = Date.now();
-    let progress: NodeJS.Timeout | undefined;
-    if (request.onProgress) {
-      const report = request.onProgress;
-      progress = setInterval(() => report(Date.now() - started), 1000);
-      progress.unref();
+    const save = this.backend.saveCore?.bind(this.backend);
+    if (!this.capabilities.saveCore || !save) {
+      return Promise.reject(
+        new DebuggerError('backend_unavailable', `the ${this.debugger.kind} backend cannot write a core file`),
+      );
     }
-    try {
-      const ok = await this.waitFor(settled, timeoutMs, signal);
-      if (ok) return this.outcome();
-      // Cancelled, or out of time: stop the program when asked to, and say where it stopped.
-      if (signal?.aborted || request.onTimeout === 'interrupt') {
-        return await this.interruptAndWait();
-      }
-      return this.outcome();
-    } finally {
-      if (progress) clearInterval(progress);
-    }
+    return this.change(call, (_backend, signal) => save(path, signal));
   }
 
-  /**
-   * After an operation outside run() resumed the program (a raw command): waits, as a run does,
-   * for the stop or exit that follows `epoch`, up to the deadline (then `running`).
-   */
-  waitForSettle(epoch: number, timeoutMs: number, signal?: AbortSignal): Promise<RunOutcome> {
-    return this.waitForStop(epoch, timeoutMs, { action: 'continue', onTimeout: 'return' }, signal);
+  // ---- the program's terminal -----------------------------------------------------------------
+
+  /** Where the program's output ends (a cursor), or undefined when it has no terminal here. */
+  get outputEnd(): number | undefined {
+    return this.backend.output?.end;
   }
 
-  /**
-   * Waits, without moving the program, until a running program stops or exits (up to the
-   * deadline). Bypasses the mailbox: it sends nothing to the debugger.
-   */
-  async waitWhileRunning(request: Omit<RunRequest, 'action'>, signal?: AbortSignal): Promise<RunOutcome> {
-    this.touch();
-    if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
-    this.requirePhase(['running', 'stopped', 'exited', 'dead'], 'wait for the program');
-    if (this.snap.state.phase !== 'running') return this.outcome();
-    return this.waitForStop(this.snap.epoch - 1, request.timeoutMs ?? 30_000, { action: 'wait', ...request }, signal);
+  /** Reads the program's output (or what the debugger printed on its own) from a cursor. */
+  readStream(stream: 'program' | 'debugger', cursor: number, maxBytes: number): OutputChunk | undefined {
+    return this.ring(stream)?.read(cursor, maxBytes);
   }
 
-  /**
-   * Stops a running program. Bypasses the mailbox: a run waiting in the mailbox is exactly what
-   * this is for. If nothing runs, answers with the current state.
-   */
-  async interrupt(): Promise<RunOutcome> {
-    this.touch();
-    if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
-    // Before the first run there is no stop to report, and outcome() would say `running`.
-    this.requirePhase(['running', 'stopped', 'exited', 'dead'], 'interrupt');
-    if (this.snap.state.phase !== 'running') return this.outcome();
-    return this.interruptAndWait();
+  /** Where a stream ends (the cursor after its last byte), or undefined when the session has none. */
+  streamEnd(stream: 'program' | 'debugger'): number | undefined {
+    return this.ring(stream)?.end;
   }
 
-  /** One interrupt at a time: two escalations would leave a second SIGSTOP pending. */
-  private interrupting: Promise<RunOutcome> | undefined;
-
-  private interruptAndWait(): Promise<RunOutcome> {
-    this.interrupting ??= this.escalatingInterrupt().finally(() => {
-      this.interrupting = undefined;
-    });
-    return this.interrupting;
+  private ring(stream: 'program' | 'debugger'): OutputRing | undefined {
+    return stream === 'program' ? this.backend.output : this.backend.console;
   }
 
-  private async escalatingInterrupt(): Promise<RunOutcome> {
-    const epoch = this.snap.epoch;
-    const stopped = (s: SessionSnapshot): boolean => s.epoch >= epoch && isSettled(s.state);
-    const began = Date.now();
-    // Not awaited: a debugger that does not read its input answers only at the command deadline.
-    const sent = this.backend.interrupt().catch((e: unknown) => {
-      if (this.snap.state.phase !== 'dead') log('warn', 'interrupt failed', { session: this.id, error: String(e) });
-    });
-    if (await this.waitFor(stopped, INTERRUPT_ESCALATE_MS)) {
-      await sent;
-      return this.outcome();
-    }
-    for (let step = 1; this.backend.forceInterrupt; step++) {
-      if (this.snap.state.phase === 'dead') return this.outcome();
-      const did = this.backend.forceInterrupt(step);
-      if (did === undefined) break;
-      log('warn', 'the program did not stop at the interrupt; trying harder', { session: this.id, did });
-      if (await this.waitFor(stopped, INTERRUPT_ESCALATE_MS)) return this.outcome();
-    }
-    const left = INTERRUPT_GRACE_MS - (Date.now() - began);
-    if (left > 0 && (await this.waitFor(stopped, left))) return this.outcome();
-    if (this.snap.state.phase === 'dead') return this.outcome();
-    throw new DebuggerError(
-      'timeout',
-      `the program did not stop within ${INTERRUPT_GRACE_MS} ms of the interrupt; call dbg_run action=kill or dbg_close`,
-    );
+  /** The program's output since `cursor`: its last `maxBytes` when more was printed. */
+  outputSince(cursor: number, maxBytes = 2048): OutputChunk | undefined {
+    const ring = this.backend.output;
+    if (!ring || ring.end <= cursor) return undefined;
+    const available = ring.end - cursor;
+    return ring.read(available > maxBytes ? ring.end - maxBytes : cursor, maxBytes);
   }
+
+  /** Types into the program's terminal, waiting for it to take the bytes up to `deadline`. */
+  writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport> {
+    if (this.closing) return Promise.reject(new DebuggerError('no_session', `session ${this.id} is closed`));
+    return this.backend.writeStdin(data, deadline, signal);
+  }
+
+  sendEof(): Promise<void> {
+    if (this.closing) return Promise.reject(new DebuggerError('no_session', `session ${this.id} is closed`));
+    return this.backend.sendEof();
+  }
+
+  // ---- the end --------------------------------------------------------------------------------
 
   /** Ends the session: the program is killed (or detached) and the debugger stops. Idempotent. */
   close(): Promise<void> {
@@ -453,16 +505,57 @@ export class Session {
       try {
         await this.backend.close();
       } finally {
-        // What the target needed beside the debugger (an rr replay server) goes after it.
-        await Promise.allSettled(this.cleanups.map((fn) => fn()));
         this.unsubscribe();
         this.apply({ type: 'lost', reason: 'the session was closed' });
-        for (const w of [...this.waiters]) w.resolve();
-        this.waiters.clear();
+        this.runControl.releaseAll();
       }
     })();
     return this.closing;
   }
+}
+
+async function runBatchOperation(
+  op: BatchOperation,
+  backend: DebuggerBackend,
+  snapshot: SessionSnapshot,
+  signal: AbortSignal | undefined,
+): Promise<BatchResult> {
+  switch (op.op) {
+    case 'inspect': {
+      const view = await gatherView(backend, snapshot, op.request, signal);
+      if (!view.data) {
+        throw new DebuggerError(
+          'debugger_error',
+          `the ${op.request.view} view could not be gathered: ${view.failures.join('; ')}`,
+        );
+      }
+      return { op: 'inspect', view };
+    }
+    case 'evaluate':
+      return {
+        op: 'evaluate',
+        results: await evaluateExpressions(backend, op.expressions, op.selector, op.format, signal),
+      };
+    case 'memory':
+      return { op: 'memory', memory: await readMemoryAt(backend, op.address, op.length, signal) };
+    case 'disassemble':
+      return { op: 'disassemble', disassembly: await disassembleAt(backend, op.options, signal) };
+  }
+}
+
+function pendingWarning(b: Breakpoint): string {
+  return `breakpoint ${b.number} at ${b.requested ?? '?'} is pending: no such location in the program yet (a typo, or code in a library not loaded yet)`;
+}
+
+/** The numbers (or locations "2.1") of a change that name no breakpoint in `table`. */
+function missingNumbers(table: readonly Breakpoint[], asked: readonly string[]): string[] {
+  const known = new Set<string>();
+  for (const b of table) {
+    known.add(b.number);
+    for (const l of b.locations) known.add(l.id);
+  }
+  // A single-location breakpoint "2" answers to "2.1" too, though GDB lists no locations for it.
+  return asked.filter((n) => !known.has(n) && !(n.endsWith('.1') && known.has(n.slice(0, -2))));
 }
 
 export function describeState(phase: Phase, state?: { phase: Phase; reason?: string }): string {

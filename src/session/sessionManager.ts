@@ -1,33 +1,25 @@
-// All sessions of one server: creation with a cap, lookup, idle reaping, and closing everything
-// at shutdown.
+// All sessions of one server: opening with a cap, lookup, idle reaping, and closing everything
+// at shutdown. Backends come from the registry; the manager knows them only by kind.
 
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
-import type { LaunchSpec, LoadReport } from '../backends/debuggerBackend.js';
-import { GdbBackend, type GdbBackendOptions } from '../backends/gdb/gdbBackend.js';
-import { childEnvironment } from '../process/childEnvironment.js';
+import type { BackendKind, DebuggerBackend, LaunchSpec, OpenReport, TargetSpec } from '../backends/debuggerBackend.js';
+import { type BackendOptions, createBackend } from '../backends/registry.js';
 import { DebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
-import { Session, type SessionTarget } from './session.js';
+import type { RunOutcome } from './runControl.js';
+import { Session } from './session.js';
+import type { SessionTarget } from './targetRules.js';
 
 export interface SessionManagerOptions {
   /** Most sessions open at once. */
   maxSessions?: number;
   /** Close a session nobody used for this long (ms); 0 = never. */
   idleTimeoutMs?: number;
-  /** gdb executable. */
-  gdbPath?: string;
-  /** Extra variables of the server's environment passed on to debuggers and programs. */
-  passthroughEnv?: readonly string[];
-  /** Deadline of one debugger command (ms). */
-  commandTimeoutMs?: number;
-  allowInferiorCalls?: boolean;
-  /** Bytes of program output kept per session. */
-  outputCapacity?: number;
-  /** Resolved directories whose files answers may quote as source (undefined: any). */
-  sourceRoots?: readonly string[];
-  /** A directory for MI transcripts, one file per session (`<id>.mi`), or undefined for none. */
+  /** What every backend is created with (executables, environment, deadlines, source roots). */
+  backends?: Omit<BackendOptions, 'transcript' | 'openTimeoutMs'>;
+  /** A directory for debugger transcripts, one file per session (`<id>.mi`), or undefined for none. */
   transcriptDir?: string;
 }
 
@@ -38,11 +30,47 @@ export interface ReapedSession {
   at: number;
 }
 
+export interface OpenRequest {
+  /** How long to wait for the target's first stop (and for a server it needs to start). */
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** A backend made by the caller instead of the registry's (tests stand in a replay server). */
+  backend?: (options: BackendOptions) => Promise<DebuggerBackend>;
+}
+
+export interface OpenedSession {
+  session: Session;
+  report: OpenReport;
+  /** The first stop of a target that reports one (a core's signal, where an attach stopped it). */
+  outcome?: RunOutcome;
+}
+
+/** What the session lists as its target, from what was opened. */
+function sessionTarget(target: TargetSpec): SessionTarget {
+  const program = target.program?.program ?? '';
+  const args = target.program?.args ?? [];
+  const remote = 'remote' in target && target.remote !== undefined ? { remote: target.remote } : {};
+  switch (target.kind) {
+    case 'launch':
+      return { kind: 'launch', program, args, ...remote };
+    case 'core':
+      return { kind: 'core', program, args, core: target.core };
+    case 'attach':
+      return { kind: 'attach', program, args, pid: target.pid, ...remote };
+    case 'remote':
+      return { kind: 'remote', program, args, ...remote };
+    case 'replay':
+      return { kind: 'replay', program, args: [], trace: target.trace };
+  }
+}
+
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly reaped: ReapedSession[] = [];
   private reaper: NodeJS.Timeout | undefined;
   private shuttingDown = false;
+  /** Slots taken by opens still under way: counted before the first await, so a burst cannot pass the cap. */
+  private reserved = 0;
   readonly options: Required<Pick<SessionManagerOptions, 'maxSessions' | 'idleTimeoutMs'>> & SessionManagerOptions;
 
   constructor(options: SessionManagerOptions = {}) {
@@ -79,47 +107,70 @@ export class SessionManager {
     return s;
   }
 
-  /** A new GDB session with `spec` loaded (not started). */
-  async launch(spec: LaunchSpec, signal?: AbortSignal): Promise<{ session: Session; report: LoadReport }> {
-    const session = await this.create({ kind: 'launch', program: spec.program, args: spec.args });
+  /** Takes a slot under the cap now, synchronously; the returned function gives it back. */
+  private reserve(): () => void {
+    if (this.shuttingDown) throw new DebuggerError('wrong_state', 'the server is shutting down');
+    const open = this.sessions.size + this.reserved;
+    if (open >= this.options.maxSessions) {
+      throw new DebuggerError(
+        'limit_exceeded',
+        `${open} sessions are open, the most this server allows (--max-sessions): close one with dbg_close`,
+        { limit: this.options.maxSessions },
+      );
+    }
+    this.reserved++;
+    let released = false;
+    return () => {
+      if (!released) this.reserved--;
+      released = true;
+    };
+  }
+
+  /**
+   * A new session of `kind` on `target`: the debugger started, the target opened (a launch is
+   * loaded, not started; a core, an attach or a stub at its first stop). A failure leaves nothing.
+   */
+  async open(kind: BackendKind, target: TargetSpec, request: OpenRequest): Promise<OpenedSession> {
+    const release = this.reserve();
+    let session: Session | undefined;
     try {
-      const report = await session.load(spec, signal);
-      return { session, report };
+      const id = randomBytes(4).toString('hex');
+      const transcript = this.openTranscript(id);
+      const options: BackendOptions = {
+        paths: {},
+        ...this.options.backends,
+        openTimeoutMs: request.timeoutMs,
+        ...(transcript
+          ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) }
+          : {}),
+      };
+      const backend = await (request.backend ? request.backend(options) : createBackend(kind, options, target)).catch(
+        (e: unknown) => {
+          transcript?.end();
+          throw e;
+        },
+      );
+      if (transcript) backend.subscribe((e) => e.type === 'died' && transcript.end());
+      session = new Session(id, backend, sessionTarget(target));
+      this.sessions.set(id, session);
+      release();
+      const opened = await session.open(target, request.timeoutMs, request.signal);
+      return { session, ...opened };
     } catch (e) {
-      await this.close(session.id);
+      release();
+      if (session) await this.close(session.id);
       throw e;
     }
   }
 
-  /** A new session whose debugger runs with nothing loaded yet (sessionTargets.ts loads the rest). */
-  async create(target: SessionTarget, backend: Partial<GdbBackendOptions> = {}): Promise<Session> {
-    if (this.shuttingDown) throw new DebuggerError('wrong_state', 'the server is shutting down');
-    if (this.sessions.size >= this.options.maxSessions) {
-      throw new DebuggerError(
-        'limit_exceeded',
-        `${this.sessions.size} sessions are open, the most this server allows (--max-sessions): close one with dbg_close`,
-        { limit: this.options.maxSessions },
-      );
-    }
-    const id = randomBytes(4).toString('hex');
-    const transcript = this.openTranscript(id);
-    const debuggerBackend = await GdbBackend.launch({
-      gdbPath: this.options.gdbPath,
-      env: childEnvironment(process.env, this.options.passthroughEnv),
-      commandTimeoutMs: this.options.commandTimeoutMs,
-      allowInferiorCalls: this.options.allowInferiorCalls,
-      outputCapacity: this.options.outputCapacity,
-      ...(this.options.sourceRoots ? { sourceRoots: this.options.sourceRoots } : {}),
-      ...backend,
-      ...(transcript ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) } : {}),
-    }).catch((e: unknown) => {
-      transcript?.end();
-      throw e;
-    });
-    if (transcript) debuggerBackend.subscribe((e) => e.type === 'died' && transcript.end());
-    const session = new Session(id, debuggerBackend, target);
-    this.sessions.set(id, session);
-    return session;
+  /** A new GDB session with `spec` loaded (not started): the common case, for tests and tools alike. */
+  async launch(spec: LaunchSpec, signal?: AbortSignal): Promise<{ session: Session; report: OpenReport }> {
+    const { session, report } = await this.open(
+      'gdb',
+      { kind: 'launch', program: spec },
+      { timeoutMs: 30_000, ...(signal ? { signal } : {}) },
+    );
+    return { session, report };
   }
 
   private openTranscript(id: string): WriteStream | undefined {

@@ -27,6 +27,8 @@ export interface SessionSnapshot {
   readonly threads: ReadonlyMap<number, string>;
   /** Running inferiors: group → pid. */
   readonly inferiors: ReadonlyMap<string, number>;
+  /** The first process the debugger reported: the program itself, not a child it forked. */
+  readonly primaryGroup: string | undefined;
   readonly libraries: readonly Library[];
   readonly breakpoints: ReadonlyMap<string, Breakpoint>;
   /** Whether execution is being recorded (reverse execution is possible). */
@@ -50,6 +52,7 @@ export function initialSnapshot(): SessionSnapshot {
     epoch: 0,
     threads: new Map(),
     inferiors: new Map(),
+    primaryGroup: undefined,
     libraries: [],
     breakpoints: new Map(),
     recording: false,
@@ -71,7 +74,7 @@ function withMap<K, V>(map: ReadonlyMap<K, V>, key: K, value: V | undefined): Re
 function withPid(s: SessionSnapshot, stop: StopEvent): StopEvent {
   const group = stop.threadId === undefined ? undefined : s.threads.get(stop.threadId);
   const pid = group === undefined ? undefined : s.inferiors.get(group);
-  if (pid === undefined || stop.pid !== undefined || (s.inferiors.size < 2 && group === 'i1')) return stop;
+  if (pid === undefined || stop.pid !== undefined || (s.inferiors.size < 2 && group === s.primaryGroup)) return stop;
   return { ...stop, pid };
 }
 
@@ -115,7 +118,7 @@ export function transition(s: SessionSnapshot, e: SessionEvent): SessionSnapshot
     case 'thread-exited':
       return { ...s, threads: withMap(s.threads, e.id, undefined) };
     case 'inferior-started':
-      return { ...s, inferiors: withMap(s.inferiors, e.group, e.pid) };
+      return { ...s, inferiors: withMap(s.inferiors, e.group, e.pid), primaryGroup: s.primaryGroup ?? e.group };
     case 'inferior-exited': {
       const threads = new Map([...s.threads].filter(([, group]) => group !== e.group));
       return {

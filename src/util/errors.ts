@@ -11,16 +11,38 @@ export type ErrorCode =
   | 'limit_exceeded'
   | 'internal';
 
+/**
+ * Why a backend refused or failed, finer than the code, for the layers above to act on without
+ * reading a debugger's words (which stay in the message, for people).
+ */
+export type ErrorReason =
+  /** The program has no `main` to stop at (stripped, or not C-like). */
+  | 'no-main'
+  /** Hardware breakpoints can be set only once the program runs. */
+  | 'needs-running'
+  /** The memory at the address cannot be read. */
+  | 'unreadable'
+  /** The raw-command policy refused the command. */
+  | 'policy'
+  /** The expression would change the program (a write, a call) where only reads are allowed. */
+  | 'side-effect';
+
+export interface DebuggerErrorOptions extends ErrorOptions {
+  reason?: ErrorReason;
+}
+
 export class DebuggerError extends Error {
   readonly code: ErrorCode;
   /** Extra facts for the answer (the field at fault, the state, the limit…). */
   readonly details: Record<string, unknown> | undefined;
+  readonly reason: ErrorReason | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: ErrorOptions) {
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>, options?: DebuggerErrorOptions) {
     super(message, options);
     this.name = 'DebuggerError';
     this.code = code;
     this.details = details;
+    this.reason = options?.reason;
   }
 }
 

@@ -87,7 +87,11 @@ describe(`gdb SIGKILLed (${TRIALS} trials each)`, () => {
         const s = await fresh('loop', 'main');
         const program = programPid(s);
         // A command GDB is busy with, and one queued behind it in the mailbox.
-        const busy = failureOf(s.query(['stopped'], 'run a slow command', (b) => b.command('shell sleep 10', {})));
+        const busy = failureOf(
+          s.query(['stopped'], 'run a slow command', (b) =>
+            b.command('python import time; time.sleep(10)', { policy: 'full' }),
+          ),
+        );
         const queued = failureOf(s.query(['stopped'], 'evaluate', (b) => b.evaluate('total', {})));
         await sleep(spread(i, TRIALS, 40));
         killGdb(s);

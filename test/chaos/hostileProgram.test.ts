@@ -137,7 +137,10 @@ describe('a program that will not take SIGINT', () => {
 
 describe('a command that never ends', () => {
   it('a called function that never returns: at the deadline gdb is interrupted, and the session answers again', async () => {
-    const manager = new SessionManager({ idleTimeoutMs: 0, allowInferiorCalls: true, commandTimeoutMs: 1000 });
+    const manager = new SessionManager({
+      idleTimeoutMs: 0,
+      backends: { paths: {}, allowInferiorCalls: true, commandTimeoutMs: 1000 },
+    });
     try {
       const { session: s } = await manager.launch({ program: fixture('spin'), args: [] });
       expectStopped(await s.run({ action: 'run', startMode: 'main', timeoutMs: WAIT_MS }), 'run to main');
@@ -230,7 +233,7 @@ describe('a program that misbehaves with its terminal or its life', () => {
     const began = Date.now();
     while (s.phase === 'running' && Date.now() - began < WAIT_MS) {
       const r = await s
-        .mutate(['running', 'exited'], 'ask', (b) => b.command('info inferiors', { timeoutMs: 2000 }))
+        .mutate(['running', 'exited'], 'ask', (b) => b.command('info inferiors', { policy: 'full', timeoutMs: 2000 }))
         .then(
           () => 'ok',
           (e: { code?: string }) => e.code ?? 'thrown',

@@ -1,8 +1,13 @@
 // End-to-end: the built server (dist/dbg-mcp.js) over stdio, driven by the MCP SDK client.
+
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach } from 'vitest';
+import * as z from 'zod/v4';
+import { EVIDENCE_VERSION, errorShape, sessionShape } from '../../src/server/answers/shapes.js';
+import { defaultConfig } from '../../src/server/config.js';
+import { allTools } from '../../src/server/tools/index.js';
 import { fixturesDir, repoRoot } from './paths.js';
 
 export interface CallResult {
@@ -56,7 +61,8 @@ export async function startServer(args: string[] = [], env: Record<string, strin
         { name, arguments: callArgs },
         { timeout: options.timeoutMs ?? 60_000, ...(options.signal ? { signal: options.signal } : {}) },
       );
-      const data = (result.structuredContent ?? {}) as any;
+      checkContract(name, result.structuredContent, result.isError === true);
+      const data = withoutVersion(result.structuredContent);
       const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
       return {
         data,
@@ -72,4 +78,46 @@ export async function startServer(args: string[] = [], env: Record<string, strin
   };
   open.push(harness);
   return harness;
+}
+
+/**
+ * An answer's structuredContent without `evidence_version`, after checking that every answer
+ * carries the contract's version (errors included): the tests then compare the tool's own fields.
+ */
+export function withoutVersion(structured: unknown): any {
+  const data = { ...((structured ?? {}) as Record<string, unknown>) };
+  if (data['evidence_version'] !== EVIDENCE_VERSION) {
+    throw new Error(`answer without evidence_version ${EVIDENCE_VERSION}: ${JSON.stringify(structured).slice(0, 300)}`);
+  }
+  delete data['evidence_version'];
+  return data;
+}
+
+const tools = new Map(allTools({ ...defaultConfig(), raw: true }).map((t) => [t.name, t]));
+const answerExtras = {
+  session: sessionShape.optional(),
+  warnings: z.array(z.string()).optional(),
+  evidence_version: z.literal(EVIDENCE_VERSION),
+};
+
+/**
+ * Every answer the end-to-end tests see is checked against the published contract (the full
+ * shapes of docs/schema, not the slim ones of tools/list): a tool that answers outside its shape
+ * fails the test that called it.
+ */
+export function checkContract(tool: string, structured: unknown, isError: boolean): void {
+  const def = tools.get(tool);
+  if (!def) return;
+  const schema = isError
+    ? z.object({ error: errorShape, session: answerExtras.session, evidence_version: answerExtras.evidence_version })
+    : def.output.extend(answerExtras);
+  const parsed = schema.safeParse(structured);
+  if (!parsed.success) {
+    throw new Error(
+      `${tool} answered outside its contract: ${parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.join('.')}: ${i.message}`)
+        .join('; ')}`,
+    );
+  }
 }

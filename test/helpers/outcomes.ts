@@ -1,7 +1,9 @@
 // Waiting for and unwrapping what a real session does, with every wait bounded at half the test
 // timeout (vitest.config.ts: 30 s) so a failing wait names itself instead of the test timing out.
+
 import type { BreakpointSpec } from '../../src/backends/debuggerBackend.js';
 import type { Breakpoint, ExitEvent, StopEvent } from '../../src/model/model.js';
+import { parseLocation } from '../../src/server/locations.js';
 import type { RunOutcome, Session } from '../../src/session/session.js';
 import type { Phase } from '../../src/session/sessionState.js';
 
@@ -24,12 +26,14 @@ export function expectExited(o: RunOutcome, what = 'the run'): ExitEvent {
   return o.exit;
 }
 
-export function insertBreakpoint(session: Session, spec: BreakpointSpec): Promise<Breakpoint> {
-  return session.mutate(['loaded', 'stopped'], 'set a breakpoint', (b) => b.insertBreakpoint(spec));
+export async function insertBreakpoint(session: Session, spec: BreakpointSpec): Promise<Breakpoint> {
+  const set = await session.mutate(['loaded', 'stopped'], 'set a breakpoint', (b) => b.insertBreakpoint(spec));
+  return set.breakpoint;
 }
 
+/** A breakpoint at a location written as an agent writes it (`file.c:42`, `main`, `*0x401000`). */
 export function breakAt(session: Session, location: string, temporary = false): Promise<Breakpoint> {
-  return insertBreakpoint(session, { kind: 'breakpoint', location, temporary });
+  return insertBreakpoint(session, { kind: 'breakpoint', location: parseLocation(location), temporary });
 }
 
 /** The program's terminal output so far, decoded. */

@@ -1,7 +1,9 @@
 // The built server (dist/dbg-mcp.js) as a child process this test owns, driven by raw JSON-RPC
 // lines: the test can SIGKILL it, SIGTERM it or close its stdin, which the SDK client cannot.
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { withoutVersion } from './mcp.js';
 import { fixturesDir, repoRoot } from './paths.js';
 
 export class RawServer {
@@ -60,7 +62,7 @@ export class RawServer {
   /** A tool call's structuredContent (errors included: they carry `error`). */
   async call(name: string, args: Record<string, unknown>): Promise<any> {
     const r = await this.request('tools/call', { name, arguments: args });
-    return r.result?.structuredContent ?? r.error;
+    return r.result?.structuredContent ? withoutVersion(r.result.structuredContent) : r.error;
   }
 
   /** A tool call as the SDK harness gives it (helpers/mcp.ts): data, text, isError, code. */
@@ -70,7 +72,7 @@ export class RawServer {
   ): Promise<{ data: any; text: string; isError: boolean; code?: string }> {
     const r = await this.request('tools/call', { name, arguments: args });
     if (r.error) throw new Error(`tools/call ${name}: ${JSON.stringify(r.error)}`);
-    const data = r.result.structuredContent ?? {};
+    const data = withoutVersion(r.result.structuredContent);
     const text = (r.result.content as { text?: string }[]).map((c) => c.text ?? '').join('\n');
     return { data, text, isError: r.result.isError === true, ...(r.result.isError ? { code: data.error?.code } : {}) };
   }

@@ -14,6 +14,11 @@ export const RECORD_ENVIRONMENT: Readonly<Record<string, string>> = {
   LD_BIND_NOW: '1',
 };
 
+/** What a recorded session is told about the program's changed environment. */
+export const RECORD_WARNING =
+  "recording: glibc's vector string routines are off for this program (GLIBC_TUNABLES) and symbols bind at " +
+  'start (LD_BIND_NOW=1), because record full cannot step them; watchpoints are software while recording';
+
 /** Merges the record environment into a program's own, keeping tunables the user set. */
 export function recordEnvironment(env: Readonly<Record<string, string>> = {}): Record<string, string> {
   const merged: Record<string, string> = { ...env, LD_BIND_NOW: RECORD_ENVIRONMENT['LD_BIND_NOW'] ?? '1' };

@@ -7,13 +7,41 @@ import { execFile } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import type { StopEvent } from '../../model/model.js';
-import { miString, narrowFrame, narrowThreads } from '../../protocols/mi/miNarrow.js';
+import { releaseSession } from '../../process/orphanGuard.js';
+import { dataEvaluateExpression } from '../../protocols/mi/commands/data.js';
+import { gdbSet } from '../../protocols/mi/commands/gdb.js';
+import { targetAttach, targetSelect, threadInfo } from '../../protocols/mi/commands/target.js';
 import { sleep } from '../../util/deadline.js';
 import { readElf } from '../../util/elf.js';
 import { checkCoreFile } from '../../util/elfCore.js';
 import { DebuggerError } from '../../util/errors.js';
 import { findOnPath } from '../../util/which.js';
-import type { GdbBackend } from './gdbBackend.js';
+import type { ForkMode } from '../debuggerBackend.js';
+import type { GdbContext } from './gdbContext.js';
+import { narrowSelectedFrame, narrowThreads, narrowValue } from './gdbNarrow.js';
+
+/** The target's pids belong to a core or another machine: closing never signals them here. */
+export function foreignPids(g: GdbContext): void {
+  g.state.pidsAreLocal = false;
+  forgetLaunched(g);
+}
+
+/** The programs recorded as launched here are not (an attach or a remote link came after). */
+export function forgetLaunched(g: GdbContext): void {
+  for (const who of g.state.launched.splice(0)) releaseSession(who.pid);
+}
+
+/** Marks the target as attached: closing detaches rather than kills. */
+export function setAttached(g: GdbContext, attached: boolean): void {
+  g.state.attached = attached;
+  if (attached) forgetLaunched(g);
+}
+
+/** Calls `listener` with every console and log line GDB prints; returns the unsubscribe. */
+export function watchText(g: GdbContext, listener: (text: string) => void): () => void {
+  g.state.textWatchers.add(listener);
+  return () => g.state.textWatchers.delete(listener);
+}
 
 /** ELF machines GDB knows by another name (`set architecture`), with the name people use. */
 export const ELF_MACHINES: Readonly<Record<number, { name: string; arch: string }>> = {
@@ -117,7 +145,7 @@ function badCore(message: string): DebuggerError {
  * ("Program terminated with signal SIGSEGV"), with the fault address from the core's siginfo.
  */
 export async function openCore(
-  backend: GdbBackend,
+  g: GdbContext,
   core: string,
   program: string,
   signal?: AbortSignal,
@@ -141,11 +169,10 @@ export async function openCore(
       `${core} is a ${machineName(check.machine)} dump but ${program} is a ${machineName(elf.machine)} program: give the program that crashed`,
     );
   }
-  const port = backend.port;
-  port.foreignPids();
-  let r: Awaited<ReturnType<typeof port.mi>>;
+  foreignPids(g);
+  let r: Awaited<ReturnType<typeof targetSelect>>;
   try {
-    r = await port.mi('target-select', ['core', core], { signal, timeoutMs: 120_000, captureConsole: true });
+    r = await targetSelect(g.mi, { kind: 'core', where: core }, { signal, timeoutMs: 120_000, captureConsole: true });
   } catch (e) {
     const message = (e as Error).message;
     if (/not a core dump|file format/i.test(message)) throw badCore(message);
@@ -173,30 +200,32 @@ export async function openCore(
     stop.reason = 'signal-received';
     stop.signal = { name: m[1], meaning: m[2] };
   }
-  const frame = narrowFrame(r.results['frame'] as Parameters<typeof narrowFrame>[0]);
+  const frame = narrowSelectedFrame(r.results);
   if (frame) stop.frame = frame;
-  const threads = await port.mi('thread-info', [], { signal }).catch(() => undefined);
+  const threads = await threadInfo(g.mi, { signal }).catch(() => undefined);
   const current = threads ? narrowThreads(threads.results).currentThreadId : undefined;
   if (current !== undefined) stop.threadId = current;
   if (stop.signal && FAULT_SIGNALS.has(stop.signal.name)) {
     // The core's NT_SIGINFO note: what the kernel said about the fault.
-    const v = await port
-      .mi('data-evaluate-expression', ['$_siginfo._sifields._sigfault.si_addr'], { signal, timeoutMs: 5000 })
-      .catch(() => undefined);
-    const address = /0x[0-9a-fA-F]+/.exec(miString(v?.results, 'value') ?? '')?.[0];
+    const v = await dataEvaluateExpression(
+      g.mi,
+      { expression: '$_siginfo._sifields._sigfault.si_addr' },
+      { signal, timeoutMs: 5000 },
+    ).catch(() => undefined);
+    const address = /0x[0-9a-fA-F]+/.exec(v ? narrowValue(v.results) : '')?.[0];
     if (address) stop.faultAddress = address;
   }
-  port.emit({ type: 'stopped', stop });
+  g.emit({ type: 'stopped', stop });
   return { ...(generatedBy ? { generatedBy } : {}), warnings };
 }
 
 /** Writes a core of the stopped program to `path` (GDB's gcore); resolves with its size. */
-export async function saveCore(backend: GdbBackend, path: string, signal?: AbortSignal): Promise<number> {
+export async function saveCore(g: GdbContext, path: string, signal?: AbortSignal): Promise<number> {
   if (/^\s|\s$|^~/.test(path)) {
     throw new DebuggerError('invalid_argument', 'path: no leading or trailing blanks, no leading ~', { field: 'path' });
   }
   // gcore reads the rest of the line as the file name; a big process takes a while to dump.
-  const r = await backend.port.cli(`gcore ${path}`, { signal, timeoutMs: 300_000, captureConsole: true });
+  const r = await g.cli(`gcore ${path}`, { signal, timeoutMs: 300_000, captureConsole: true });
   const said = `${r.console}${r.log}`;
   if (!/Saved corefile/.test(said)) {
     throw new DebuggerError(
@@ -285,18 +314,18 @@ export function explainAttachFailure(pid: number, message: string, facts: TraceF
 
 /** Attaches to `pid` (stopping it); closing the session then detaches instead of killing. */
 export async function attachProcess(
-  backend: GdbBackend,
+  g: GdbContext,
   pid: number,
   signal?: AbortSignal,
   facts: (pid: number) => TraceFacts = readTraceFacts,
 ): Promise<void> {
   // Marked first: GDB announces the process (=thread-group-started) before it answers, and
   // that process is never to be killed or swept as one this session started.
-  backend.setAttached(true);
+  setAttached(g, true);
   try {
-    await backend.port.mi('target-attach', [String(pid)], { signal, timeoutMs: 60_000 });
+    await targetAttach(g.mi, pid, { signal, timeoutMs: 60_000 });
   } catch (e) {
-    backend.setAttached(false);
+    setAttached(g, false);
     if (!(e instanceof DebuggerError) || e.code !== 'debugger_error') throw e;
     throw explainAttachFailure(pid, e.message, facts(pid));
   }
@@ -314,21 +343,20 @@ const LINK_LOST = /^(Remote connection closed|Remote communication error[^\n]*)/
  * is refused. A link lost later turns the session dead with the reason.
  */
 export async function connectRemote(
-  backend: GdbBackend,
+  g: GdbContext,
   address: string,
   extended: boolean,
   options: { retryMs?: number; signal?: AbortSignal } = {},
 ): Promise<void> {
-  const port = backend.port;
   // GDB's own retry waits tcp connect-timeout (15 s) and then says only "Connection timed out".
-  await port.mi('gdb-set', { raw: 'tcp auto-retry off' }, { signal: options.signal });
+  await gdbSet(g.mi, 'tcp auto-retry off', { signal: options.signal });
   const started = Date.now();
   const deadline = started + (options.retryMs ?? CONNECT_RETRY_MS);
-  const mode = extended ? 'extended-remote' : 'remote';
-  port.foreignPids();
+  const kind = extended ? 'extended-remote' : 'remote';
+  foreignPids(g);
   for (;;) {
     try {
-      await port.mi('target-select', [mode, address], { signal: options.signal, timeoutMs: 30_000 });
+      await targetSelect(g.mi, { kind, where: address }, { signal: options.signal, timeoutMs: 30_000 });
       break;
     } catch (e) {
       const message = (e as Error).message;
@@ -340,11 +368,11 @@ export async function connectRemote(
     }
   }
   let lost = false;
-  port.watchText((text) => {
+  watchText(g, (text) => {
     const m = LINK_LOST.exec(text);
     if (!m || lost) return;
     lost = true;
-    port.emit({ type: 'died', reason: `the connection to ${address} was lost (${m[0].trim()})` });
+    g.emit({ type: 'died', reason: `the connection to ${address} was lost (${m[0].trim()})` });
   });
 }
 
@@ -365,28 +393,25 @@ export function explainConnectFailure(address: string, message: string, waitedMs
 }
 
 /** extended-remote: the program gdbserver --multi runs on `run` (its path over there). */
-export async function setRemoteProgram(backend: GdbBackend, program: string, signal?: AbortSignal): Promise<void> {
-  await backend.port.mi('gdb-set', { raw: `remote exec-file ${program}` }, { signal });
+export async function setRemoteProgram(g: GdbContext, program: string, signal?: AbortSignal): Promise<void> {
+  await gdbSet(g.mi, `remote exec-file ${program}`, { signal });
 }
 
 /** Where GDB finds the target's libraries (a cross sysroot such as /usr/aarch64-linux-gnu). */
-export async function setSysroot(backend: GdbBackend, dir: string, signal?: AbortSignal): Promise<void> {
-  await backend.port.mi('gdb-set', { raw: `sysroot ${dir}` }, { signal });
+export async function setSysroot(g: GdbContext, dir: string, signal?: AbortSignal): Promise<void> {
+  await gdbSet(g.mi, `sysroot ${dir}`, { signal });
 }
 
 // ---- forks --------------------------------------------------------------------------------
 
 /** Which side of a fork the session follows: GDB's default parent, the child, or both. */
-export type ForkMode = 'parent' | 'child' | 'both';
-
-export async function setForkMode(backend: GdbBackend, mode: ForkMode, signal?: AbortSignal): Promise<void> {
-  const port = backend.port;
+export async function setForkMode(g: GdbContext, mode: ForkMode, signal?: AbortSignal): Promise<void> {
   if (mode === 'child') {
-    await port.mi('gdb-set', { raw: 'follow-fork-mode child' }, { signal });
+    await gdbSet(g.mi, 'follow-fork-mode child', { signal });
   } else if (mode === 'both') {
     // Each child becomes an inferior of its own; schedule-multiple lets parent and children run
     // together (without it, continuing one leaves the other stopped and a waitpid() hangs).
-    await port.mi('gdb-set', { raw: 'detach-on-fork off' }, { signal });
-    await port.mi('gdb-set', { raw: 'schedule-multiple on' }, { signal });
+    await gdbSet(g.mi, 'detach-on-fork off', { signal });
+    await gdbSet(g.mi, 'schedule-multiple on', { signal });
   }
 }

@@ -1,15 +1,14 @@
 import * as z from 'zod/v4';
-import type { DebuggerBackend } from '../../backends/debuggerBackend.js';
-import { gatherView, VIEW_NAMES, type ViewRequest } from '../../session/evidence.js';
-import type { SessionSnapshot } from '../../session/sessionState.js';
-import { DebuggerError, toDebuggerError } from '../../util/errors.js';
-import { defineTool } from '../defineTool.js';
+import { VIEW_NAMES } from '../../session/evidence.js';
+import type { BatchOperation, BatchResult } from '../../session/session.js';
+import { DebuggerError } from '../../util/errors.js';
+import { defineSessionTool } from '../defineTool.js';
 import { renderView } from '../render.js';
 import { describeIssues, frameLevel, sessionId, stackDepth, stopId, threadId } from '../schemas.js';
 import { compact, viewWire, type Wire } from '../wire.js';
-import { disassembleAt, disassembleFields } from './disassemble.js';
-import { evaluateExpressions, expressionList, valueFormat } from './evaluate.js';
-import { memoryAddress, memoryLength, readMemoryAt } from './memory.js';
+import { disassembleFields, disassemblyAnswer } from './disassemble.js';
+import { expressionList, renderEvaluation, selectorOf, valueFormat } from './evaluate.js';
+import { memoryAddress, memoryAnswer, memoryLength } from './memory.js';
 
 const thread = threadId.optional();
 const frame = frameLevel.optional();
@@ -49,65 +48,33 @@ const input = z.strictObject({
 
 const output = z.object({
   stop_id: z.number(),
-  results: z.array(z.looseObject({})),
+  results: z
+    .array(z.looseObject({ op: z.enum(['inspect', 'evaluate', 'memory', 'disassemble']) }))
+    .describe('In order: each the answer of the tool of its op (without session), or error {code, message}.'),
   session: z.looseObject({}),
 });
 
-/** Codes that belong to one operation; anything else (the debugger died, a cancel) ends the batch. */
-const OWN_ERRORS = new Set(['debugger_error', 'invalid_argument', 'wrong_state', 'limit_exceeded']);
-
-/** One view as data and text lines; a view that could not be gathered at all is an error. */
-export async function inspectView(
-  backend: DebuggerBackend,
-  snapshot: SessionSnapshot,
-  request: ViewRequest,
-  signal: AbortSignal | undefined,
-): Promise<{ data: Wire; lines: string[] }> {
-  const outcome = await gatherView(backend, snapshot, request, signal);
-  if (!outcome.data) {
-    throw new DebuggerError(
-      'debugger_error',
-      `the ${request.view} view could not be gathered: ${outcome.failures.join('; ')}`,
-    );
-  }
-  const failures = outcome.failures.length > 0 ? outcome.failures : undefined;
-  return {
-    data: compact({ view: request.view, data: viewWire(outcome.data), failures }),
-    lines: [...renderView(outcome.data), ...(failures ?? []).map((f) => `not gathered: ${f}`)],
-  };
-}
-
-async function runOne(
-  op: Operation,
-  backend: DebuggerBackend,
-  snapshot: SessionSnapshot,
-  signal: AbortSignal | undefined,
-): Promise<{ data: Wire; lines: string[] }> {
+function toOperation(op: Operation): BatchOperation {
   switch (op.op) {
     case 'inspect':
-      return inspectView(
-        backend,
-        snapshot,
-        compact({ view: op.view, threadId: op.thread, frame: op.frame, stackDepth: op.stack_depth, from: op.from }),
-        signal,
-      );
-    case 'evaluate': {
-      const selector = compact({ threadId: op.thread, frame: op.frame });
-      const { results, lines } = await evaluateExpressions(
-        backend,
-        op.expressions,
-        selector,
-        op.format ?? 'natural',
-        signal,
-      );
-      return { data: { results }, lines };
-    }
+      return {
+        op: 'inspect',
+        request: compact({
+          view: op.view,
+          threadId: op.thread,
+          frame: op.frame,
+          stackDepth: op.stack_depth,
+          from: op.from,
+        }),
+      };
+    case 'evaluate':
+      return { op: 'evaluate', expressions: op.expressions, selector: selectorOf(op), format: op.format ?? 'natural' };
     case 'memory':
-      return readMemoryAt(backend, op.address, op.length ?? 64, signal);
+      return { op: 'memory', address: op.address, length: op.length ?? 64 };
     case 'disassemble':
-      return disassembleAt(
-        backend,
-        {
+      return {
+        op: 'disassemble',
+        options: {
           function: op.function,
           start: op.start,
           end: op.end,
@@ -116,12 +83,42 @@ async function runOne(
           thread: op.thread,
           frame: op.frame,
         },
-        signal,
-      );
+      };
   }
 }
 
-export const batchTool = defineTool({
+/** One result as data and text lines. */
+function resultAnswer(r: BatchResult, withSource: boolean): { data: Wire; lines: string[] } {
+  if ('error' in r) {
+    return {
+      data: { op: r.op, error: { code: r.error.code, message: r.error.message } },
+      lines: [`error (${r.error.code}): ${r.error.message}`],
+    };
+  }
+  switch (r.op) {
+    case 'inspect': {
+      const v = r.view;
+      const failures = v.failures.length > 0 ? v.failures : undefined;
+      const view = v.data ? viewWire(v.data) : undefined;
+      return {
+        data: compact({ op: r.op, view: v.data?.view, data: view, failures }),
+        lines: [...(v.data ? renderView(v.data) : []), ...(failures ?? []).map((f) => `not gathered: ${f}`)],
+      };
+    }
+    case 'evaluate':
+      return { data: { op: r.op, results: r.results.map(compact) }, lines: r.results.map(renderEvaluation) };
+    case 'memory': {
+      const m = memoryAnswer(r.memory);
+      return { data: { op: r.op, ...m.data }, lines: m.lines };
+    }
+    case 'disassemble': {
+      const d = disassemblyAnswer(r.disassembly, withSource);
+      return { data: { op: r.op, ...d.data }, lines: d.lines };
+    }
+  }
+}
+
+export const batchTool = defineSessionTool({
   name: 'dbg_batch',
   title: 'Batch of reads',
   description:
@@ -139,34 +136,23 @@ export const batchTool = defineTool({
         fields: fields.map((f) => `operations.${i}.${f}`),
       });
     });
-    const session = ctx.sessions.get(args.session_id);
-    const { stop, results, lines } = await session.query(
-      ['stopped'],
-      'run the batch',
-      async (backend, signal) => {
-        const stop = session.snapshot.stopId;
-        const results: Wire[] = [];
-        const lines: string[] = [];
-        for (const [i, op] of operations.entries()) {
-          try {
-            const one = await runOne(op, backend, session.snapshot, signal);
-            results.push({ op: op.op, ...one.data });
-            lines.push(`#${i + 1} ${op.op}:`, ...one.lines.map((l) => `  ${l}`));
-          } catch (e) {
-            const err = toDebuggerError(e);
-            if (!OWN_ERRORS.has(err.code)) throw err;
-            results.push({ op: op.op, error: { code: err.code, message: err.message } });
-            lines.push(`#${i + 1} ${op.op}: error (${err.code}): ${err.message}`);
-          }
-        }
-        return { stop, results, lines };
-      },
-      { ...(args.stop_id !== undefined ? { stopId: args.stop_id } : {}), signal: ctx.signal },
+    const { stopId, results } = await ctx.session.batch(
+      operations.map(toOperation),
+      ctx.call({ doing: 'run the batch', stopId: args.stop_id }),
     );
+    const data: Wire[] = [];
+    const lines: string[] = [];
+    results.forEach((r, i) => {
+      const op = operations[i];
+      const one = resultAnswer(r, op?.op === 'disassemble' ? (op.with_source ?? false) : false);
+      data.push(one.data);
+      if ('error' in r) lines.push(`#${i + 1} ${r.op}: ${one.lines[0]}`);
+      else lines.push(`#${i + 1} ${r.op}:`, ...one.lines.map((l) => `  ${l}`));
+    });
     return {
-      data: { stop_id: stop, results },
-      text: [`${results.length} operations at stop ${stop}`, ...lines].join('\n'),
-      session,
+      data: { stop_id: stopId, results: data as z.infer<typeof output>['results'] },
+      text: [`${results.length} operations at stop ${stopId}`, ...lines].join('\n'),
+      session: ctx.session,
     };
   },
 });

@@ -1,16 +1,21 @@
 import * as z from 'zod/v4';
-import type { BreakpointChange, BreakpointSpec, CatchEvent } from '../../backends/debuggerBackend.js';
+import {
+  type BreakpointChange,
+  type BreakpointSpec,
+  CATCH_EVENTS,
+  type CatchEvent,
+} from '../../backends/debuggerBackend.js';
 import type { Breakpoint } from '../../model/model.js';
-import type { Session } from '../../session/session.js';
 import { DebuggerError } from '../../util/errors.js';
-import { defineTool } from '../defineTool.js';
+import { breakpointShape } from '../answers/shapes.js';
+import { defineSessionTool } from '../defineTool.js';
+import { parseLocation } from '../locations.js';
 import { printable, renderBreakpoint } from '../render.js';
 import { line, sessionId } from '../schemas.js';
-import { breakpointWire, compact, type Wire } from '../wire.js';
+import { breakpointWire, compact } from '../wire.js';
 
 const ACTIONS = ['set', 'delete', 'enable', 'disable', 'condition', 'ignore', 'list'] as const;
 const KINDS = ['breakpoint', 'watchpoint', 'catchpoint', 'dprintf'] as const;
-const EVENTS = ['throw', 'catch', 'rethrow', 'syscall', 'signal', 'fork', 'vfork', 'exec', 'load', 'unload'] as const;
 /** Breakpoints listed in one answer at most. */
 const TABLE_MAX = 100;
 
@@ -30,7 +35,7 @@ const input = z.strictObject({
   expression: line(1024).optional().describe('An lvalue.'),
   access: z.enum(['write', 'read', 'access']).optional().describe('Default write.'),
   watch_location: z.boolean().optional().describe('Watch the address.'),
-  event: z.enum(EVENTS).optional().describe('Caught event.'),
+  event: z.enum(CATCH_EVENTS).optional().describe('Caught event.'),
   filter: line(256).optional().describe('Syscalls, signals or a regexp.'),
   format: line(1024).optional().describe('C string body: x=%d\\n.'),
   format_args: z.array(line(1024)).max(16).optional().describe('Its expressions.'),
@@ -88,7 +93,7 @@ function specOf(args: Args): BreakpointSpec {
     case 'breakpoint':
       return compact({
         kind: 'breakpoint' as const,
-        location: args.location ?? '',
+        location: parseLocation(args.location ?? ''),
         ...condition,
         temporary: args.temporary,
         hardware: args.hardware,
@@ -113,7 +118,7 @@ function specOf(args: Args): BreakpointSpec {
     case 'dprintf':
       return compact({
         kind: 'dprintf' as const,
-        location: args.location ?? '',
+        location: parseLocation(args.location ?? ''),
         format: args.format ?? '',
         args: args.format_args,
         ...condition,
@@ -121,7 +126,7 @@ function specOf(args: Args): BreakpointSpec {
   }
 }
 
-function changeOf(args: Args): BreakpointChange {
+function changeOf(args: Args): BreakpointChange | undefined {
   switch (args.action) {
     case 'delete':
       return { op: 'delete', numbers: args.numbers ?? [] };
@@ -130,68 +135,23 @@ function changeOf(args: Args): BreakpointChange {
       return { op: args.action, numbers: args.numbers ?? [] };
     case 'condition':
       return { op: 'condition', number: args.number ?? '', condition: args.condition ?? '' };
-    default:
+    case 'ignore':
       return { op: 'ignore', number: args.number ?? '', count: args.count ?? 0 };
+    default:
+      return undefined;
   }
-}
-
-/** Makes the session's table (used for "never hit" on exit) match the debugger's. */
-function syncTable(session: Session, table: readonly Breakpoint[]): void {
-  const live = new Set(table.map((b) => b.number));
-  for (const number of session.snapshot.breakpoints.keys()) {
-    if (!live.has(number)) session.apply({ type: 'breakpoint-deleted', number });
-  }
-  for (const breakpoint of table) session.apply({ type: 'breakpoint-changed', breakpoint });
-}
-
-/** The numbers (or locations "2.1") of a change that name no breakpoint in `table`. */
-function missingNumbers(table: readonly Breakpoint[], args: Args): string[] {
-  const known = new Set<string>();
-  for (const b of table) {
-    known.add(b.number);
-    for (const l of b.locations) known.add(l.id);
-  }
-  const asked = args.number !== undefined ? [args.number] : (args.numbers ?? []);
-  // A single-location breakpoint "2" answers to "2.1" too, though GDB lists no locations for it.
-  return asked.filter((n) => !known.has(n) && !(n.endsWith('.1') && known.has(n.slice(0, -2))));
-}
-
-/** GDB's refusals of a set, with what to do instead. */
-function explainSetFailure(e: unknown): unknown {
-  if (e instanceof DebuggerError && /No hardware breakpoint support/.test(e.message)) {
-    return new DebuggerError(
-      'wrong_state',
-      'hardware breakpoints can be set only once the program runs: start it (dbg_start stop=main), then set this',
-      e.details,
-    );
-  }
-  return e;
-}
-
-function warningsFor(bp: Breakpoint, args: Args): string[] {
-  if (bp.pending) {
-    return [
-      `breakpoint ${bp.number} at ${args.location ?? '?'} is pending: no such location in the program yet (a typo, or code in a library not loaded yet)`,
-    ];
-  }
-  if (bp.type === 'watchpoint') {
-    return [
-      `watchpoint ${bp.number} is a software watchpoint: the program runs one instruction at a time while it is set, very slowly`,
-    ];
-  }
-  return [];
 }
 
 const output = z.object({
-  breakpoint: z.looseObject({}).optional(),
-  changed: z.array(z.string()).optional(),
-  breakpoints: z.array(z.looseObject({})),
-  more: z.number().optional(),
+  breakpoint: breakpointShape.optional().describe('set: the breakpoint as the debugger settled it.'),
+  changed: z.array(z.string()).optional().describe('delete, enable, disable, condition, ignore: the numbers changed.'),
+  breakpoints: z.array(breakpointShape).describe('The whole table after the action (at most 100).'),
+  more: z.number().optional().describe('Breakpoints past the first 100; absent when none.'),
   session: z.looseObject({}),
   warnings: z.array(z.string()).optional(),
 });
 
-export const breakpointsTool = defineTool({
+export const breakpointsTool = defineSessionTool({
   name: 'dbg_breakpoints',
   title: 'Breakpoints',
   description:
@@ -202,51 +162,34 @@ export const breakpointsTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, ctx) {
     checkFields(args);
-    const session = ctx.sessions.get(args.session_id);
+    const session = ctx.session;
     const warnings: string[] = [];
     let lead: string[] = [];
-    const { table, set } = await session.mutate(
-      ['loaded', 'stopped', 'exited'],
-      args.action === 'list' ? 'list breakpoints' : `${args.action} breakpoints`,
-      async (backend, signal) => {
-        let set: Breakpoint | undefined;
-        if (args.action === 'set') {
-          set = await backend.insertBreakpoint(specOf(args), signal).catch((e: unknown) => {
-            throw explainSetFailure(e);
-          });
-        } else if (args.action !== 'list') {
-          // GDB changes nothing, silently, for a number it does not know.
-          const unknown = missingNumbers(await backend.listBreakpoints(signal), args);
-          if (unknown.length > 0) {
-            throw new DebuggerError(
-              'invalid_argument',
-              `no breakpoint ${unknown.join(', ')} (action=list shows the numbers)`,
-              { fields: [args.number !== undefined ? 'number' : 'numbers'] },
-            );
-          }
-          await backend.changeBreakpoints(changeOf(args), signal);
-        }
-        const table = await backend.listBreakpoints(signal);
-        syncTable(session, table);
-        return { table, set };
-      },
-      ctx.signal,
-    );
-    const data: Wire = {};
+    let table: Breakpoint[];
+    let set: Breakpoint | undefined;
+    const call = ctx.call({ doing: args.action === 'list' ? 'list breakpoints' : `${args.action} breakpoints` });
+    if (args.action === 'set') {
+      const result = await session.setBreakpoint(specOf(args), call, { withTable: true });
+      set = result.breakpoint;
+      table = result.table ?? [];
+      warnings.push(...result.warnings);
+    } else {
+      table = await session.changeBreakpoints(changeOf(args), call);
+    }
+    let changed: string[] | undefined;
     if (set) {
-      // The table has the settled form (a multi-location breakpoint, a watchpoint's type).
-      const settled = table.find((b) => b.number === set.number) ?? set;
-      data['breakpoint'] = breakpointWire(settled);
-      warnings.push(...warningsFor(settled, args));
-      lead = [`set ${printable(renderBreakpoint(settled))}`];
+      lead = [`set ${printable(renderBreakpoint(set))}`];
     } else if (args.action !== 'list') {
-      const numbers = args.number !== undefined ? [args.number] : (args.numbers ?? []);
-      data['changed'] = numbers;
-      lead = [`${args.action}: ${numbers.join(', ')}`];
+      changed = args.number !== undefined ? [args.number] : (args.numbers ?? []);
+      lead = [`${args.action}: ${changed.join(', ')}`];
     }
     const shown = table.slice(0, TABLE_MAX);
-    data['breakpoints'] = shown.map(breakpointWire);
-    if (table.length > shown.length) data['more'] = table.length - shown.length;
+    const data = compact({
+      breakpoint: set ? breakpointWire(set) : undefined,
+      changed,
+      breakpoints: shown.map(breakpointWire),
+      more: table.length > shown.length ? table.length - shown.length : undefined,
+    });
     const lines = [
       ...lead,
       table.length === 0 ? 'no breakpoints' : 'breakpoints:',

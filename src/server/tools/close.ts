@@ -32,7 +32,7 @@ export const closeTool = defineTool({
     const target = session.target;
     // A core's pid names a process that is gone (the number may belong to another one now).
     const pids = target.kind === 'core' ? [] : [...session.snapshot.inferiors.values()];
-    const debuggerPid = session.backend.info.pid;
+    const debuggerPid = session.debugger.pid;
     const closed = await ctx.sessions.close(id);
     const through = target.remote ? ` through ${target.remote}` : '';
     const what =

@@ -1,137 +1,14 @@
-// dbg_command: the escape hatch, one raw GDB CLI command and its console output. It runs with the
-// server's authority. The denylist below is not a sandbox: it refuses only the commands that would
-// break the session itself — end or detach the debugger behind its back, speak on the debugger's
-// own input and output (which carry the MI protocol), read further lines from that input, or change
-// the settings the server depends on.
+// dbg_command: the escape hatch, one raw debugger command in the backend's own language, and its
+// console output. The backend refuses what its policy does not allow (backends/<kind>/).
 
 import * as z from 'zod/v4';
 import { cut, LIMITS } from '../../session/limits.js';
-import type { RunOutcome } from '../../session/session.js';
-import { DebuggerError } from '../../util/errors.js';
-import { defineTool } from '../defineTool.js';
+import { outcomeShape, outputChunkShape } from '../answers/shapes.js';
+import { defineSessionTool } from '../defineTool.js';
 import { printable, renderOutcome } from '../render.js';
 import { frameLevel, line, sessionId, threadId } from '../schemas.js';
-import { outcomeWire } from '../wire.js';
-import { outputSince } from './runAnswer.js';
-
-interface Rule {
-  /** The command's full name. */
-  name: string;
-  /** Its shortest abbreviation GDB accepts (measured on GDB 13 with `help PREFIX`). */
-  min: string;
-  /** Other names GDB knows it by. */
-  aliases?: readonly string[];
-  /** Refused only when nothing follows the name (the bare form reads further lines). */
-  bareOnly?: boolean;
-  why: string;
-}
-
-const ENDS = 'would end the debugger under the session: use dbg_close';
-const LEAVES = 'would let the program go on outside the session: use dbg_close';
-const CHANNEL = "runs on the debugger's own input and output, which carry the MI protocol";
-const READS = "reads more lines from the debugger's input, which is the MI protocol channel";
-const TERMINAL = "the program's output must stay on its own terminal (dbg_io reads it)";
-const SETTING = 'the server depends on this setting';
-
-const COMMANDS: readonly Rule[] = [
-  { name: 'quit', min: 'q', aliases: ['exit'], why: ENDS },
-  { name: 'detach', min: 'det', why: LEAVES },
-  { name: 'disconnect', min: 'disc', why: LEAVES },
-  { name: 'kill', min: 'k', why: 'use dbg_run action=kill, so the session knows the program is gone' },
-  { name: 'attach', min: 'at', why: 'a session debugs one target: start another session for another process' },
-  { name: 'shell', min: 'she', aliases: ['!'], why: CHANNEL },
-  { name: 'pipe', min: 'pip', aliases: ['|'], why: CHANNEL },
-  { name: 'make', min: 'mak', why: CHANNEL },
-  { name: 'edit', min: 'ed', why: CHANNEL },
-  { name: 'interpreter-exec', min: 'interp', why: CHANNEL },
-  { name: 'new-ui', min: 'new', why: CHANNEL },
-  { name: 'tty', min: 'tt', why: TERMINAL },
-  { name: 'python', min: 'py', bareOnly: true, why: `${READS}: give the code on the same line` },
-  { name: 'python-interactive', min: 'python-', aliases: ['pi'], bareOnly: true, why: READS },
-  { name: 'guile', min: 'gu', bareOnly: true, why: `${READS}: give the code on the same line` },
-  { name: 'guile-repl', min: 'guile-', aliases: ['gr'], why: READS },
-  { name: 'define', min: 'define', why: READS },
-  { name: 'document', min: 'doc', why: READS },
-  { name: 'while', min: 'while', why: READS },
-  { name: 'if', min: 'if', why: READS },
-  { name: 'commands', min: 'comm', why: `${READS}: use dbg_breakpoints (condition, dprintf)` },
-];
-
-const SETTINGS: readonly Rule[] = [
-  { name: 'pagination', min: 'pa', why: SETTING },
-  { name: 'height', min: 'he', why: SETTING },
-  { name: 'width', min: 'wi', why: SETTING },
-  { name: 'confirm', min: 'con', why: SETTING },
-  { name: 'mi-async', min: 'mi', why: SETTING },
-  { name: 'target-async', min: 'target-a', why: SETTING },
-  { name: 'non-stop', min: 'n', why: SETTING },
-  { name: 'logging', min: 'lo', why: 'it would divert the console output this tool returns' },
-  { name: 'inferior-tty', min: 'inf', why: TERMINAL },
-  { name: 'may-call-functions', min: 'may-c', why: 'the server operator sets it (--inferior-calls)' },
-  { name: 'startup-with-shell', min: 'startup-w', why: 'program arguments stay literal, with no shell' },
-];
-
-/**
- * Commands that resume the program. GDB reads no more MI input while one of them runs in the
- * foreground (measured: -exec-interrupt waited until the program stopped by itself), so they are
- * sent with `&` to run in the background, where dbg_run action=interrupt can still stop them.
- */
-const RESUMING: readonly Rule[] = [
-  { name: 'run', min: 'r', why: '' },
-  { name: 'start', min: 'start', why: '' },
-  { name: 'starti', min: 'starti', why: '' },
-  { name: 'continue', min: 'c', aliases: ['fg'], why: '' },
-  { name: 'next', min: 'n', why: '' },
-  { name: 'step', min: 's', why: '' },
-  { name: 'stepi', min: 'stepi', aliases: ['si'], why: '' },
-  { name: 'nexti', min: 'nexti', aliases: ['ni'], why: '' },
-  { name: 'until', min: 'u', why: '' },
-  { name: 'advance', min: 'adv', why: '' },
-  { name: 'finish', min: 'fin', why: '' },
-  { name: 'jump', min: 'j', why: '' },
-  { name: 'signal', min: 'sig', why: '' },
-  { name: 'reverse-step', min: 'reverse-step', aliases: ['rs'], why: '' },
-  { name: 'reverse-next', min: 'reverse-next', aliases: ['rn'], why: '' },
-  { name: 'reverse-stepi', min: 'reverse-stepi', aliases: ['rsi'], why: '' },
-  { name: 'reverse-nexti', min: 'reverse-nexti', aliases: ['rni'], why: '' },
-  { name: 'reverse-continue', min: 'reverse-c', aliases: ['rc'], why: '' },
-  { name: 'reverse-finish', min: 'reverse-f', why: '' },
-];
-
-/** GDB's command-name characters; `!` and `|` are commands of one character. */
-const WORD = /^\s*([!|]|[A-Za-z0-9_.-]+)/;
-
-function matches(rule: Rule, word: string): boolean {
-  return (
-    rule.aliases?.includes(word) === true ||
-    (word.length >= rule.min.length && rule.name.startsWith(word) && word.startsWith(rule.min))
-  );
-}
-
-/** Why `command` is refused, or undefined when it may run. */
-export function refusal(command: string): string | undefined {
-  const first = WORD.exec(command);
-  if (!first?.[1]) return undefined;
-  const word = first[1];
-  const rest = command.slice(first[0].length);
-  if (word === 'set') {
-    const second = WORD.exec(rest)?.[1];
-    const rule = second === undefined ? undefined : SETTINGS.find((r) => matches(r, second));
-    return rule ? `set ${rule.name}: ${rule.why} (to assign a variable: set var NAME = VALUE)` : undefined;
-  }
-  const rule = COMMANDS.find((r) => matches(r, word));
-  if (!rule) return undefined;
-  if (rule.bareOnly && rest.trim() !== '') return undefined;
-  return `${rule.name}: ${rule.why}`;
-}
-
-/** `command` as sent: a resuming command runs in the background (see RESUMING). */
-export function backgrounded(command: string): string {
-  const word = WORD.exec(command)?.[1];
-  const trimmed = command.trimEnd();
-  if (word === undefined || trimmed.endsWith('&') || !RESUMING.some((r) => matches(r, word))) return command;
-  return `${trimmed} &`;
-}
+import { outcomeWire, outputWire } from '../wire.js';
+import { programOutputLines } from './runAnswer.js';
 
 const input = z.strictObject({
   session_id: sessionId,
@@ -145,67 +22,46 @@ const input = z.strictObject({
 
 const output = z.object({
   output: z.string(),
-  truncated: z.boolean().optional(),
-  outcome: z.looseObject({}).optional(),
-  program_output: z.looseObject({}).optional(),
+  truncated: z.boolean().optional().describe('Present (true) when the output was cut.'),
+  outcome: outcomeShape.optional().describe('Present when the command moved the program.'),
+  program_output: outputChunkShape.optional().describe('What the program printed while it moved.'),
   session: z.looseObject({}),
 });
 
-export const commandTool = defineTool({
+export const commandTool = defineSessionTool({
   name: 'dbg_command',
   title: 'Raw command',
   description: `Escape hatch: one GDB CLI command, with the server's authority; its output (${LIMITS.commandOutputMax} chars max). Resuming commands wait for the stop. Refused, to protect the session: quit, kill, detach, attach, shell, multi-line, server settings.`,
   input,
   output,
+  requires: ['loaded', 'stopped', 'running', 'exited'],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
-    const why = refusal(args.command);
-    if (why) throw new DebuggerError('invalid_argument', `refused: ${why}`, { fields: ['command'] });
-    const session = ctx.sessions.get(args.session_id);
-    const deadline = Date.now() + (args.timeout_ms ?? ctx.config.commandTimeoutMs);
-    const cursor = session.backend.output?.end ?? 0;
-    const { result, outcome } = await session.mutate(
-      ['loaded', 'stopped', 'running', 'exited'],
-      'run a debugger command',
-      async (backend, signal) => {
-        const epoch = session.snapshot.epoch;
-        const result = await backend.command(
-          backgrounded(args.command),
-          {
-            timeoutMs: Math.max(1, deadline - Date.now()),
-            ...(args.thread !== undefined ? { threadId: args.thread } : {}),
-            ...(args.frame !== undefined ? { frame: args.frame } : {}),
-          },
-          signal,
-        );
-        let outcome: RunOutcome | undefined;
-        if (result.resumed || session.snapshot.epoch > epoch) {
-          outcome = await session.waitForSettle(epoch, Math.max(1, deadline - Date.now()), signal);
-        }
-        return { result, outcome };
+    const session = ctx.session;
+    const cursor = session.outputEnd ?? 0;
+    const result = await session.command(
+      args.command,
+      {
+        policy: ctx.config.rawPolicy,
+        timeoutMs: args.timeout_ms ?? ctx.config.commandTimeoutMs,
+        ...(args.thread !== undefined ? { threadId: args.thread } : {}),
+        ...(args.frame !== undefined ? { frame: args.frame } : {}),
       },
-      ctx.signal,
+      ctx.call({ doing: 'run a debugger command' }),
     );
     const kept = cut(result.output, LIMITS.commandOutputMax);
     const truncated = kept.truncated || result.truncated;
     const lines = [kept.text === '' ? '(no output)' : printable(kept.text.trimEnd())];
     if (truncated) lines.push(`[output cut at ${LIMITS.commandOutputMax} characters: narrow the command]`);
-    const data: Record<string, unknown> = { output: kept.text };
-    if (truncated) data['truncated'] = true;
-    if (outcome) {
-      data['outcome'] = outcomeWire(outcome);
-      lines.push(renderOutcome(outcome));
-      const printed = outputSince(session, cursor);
+    const data: Omit<z.infer<typeof output>, 'session'> = { output: kept.text };
+    if (truncated) data.truncated = true;
+    if (result.outcome) {
+      data.outcome = outcomeWire(result.outcome);
+      lines.push(renderOutcome(result.outcome));
+      const printed = session.outputSince(cursor);
       if (printed) {
-        data['program_output'] = printed;
-        lines.push(
-          'program output:',
-          ...printable(String(printed['text']))
-            .trimEnd()
-            .split('\n')
-            .slice(-12)
-            .map((l) => `| ${l}`),
-        );
+        data.program_output = outputWire(printed, cursor);
+        lines.push(...programOutputLines(data.program_output.text, 'program output:'));
       }
     }
     return { data, text: lines.join('\n'), session };

@@ -2,7 +2,9 @@
 // recording), so one run is kept for a few minutes and shared by calls that overlap it.
 
 import * as z from 'zod/v4';
-import { type DoctorCheck, runDoctor } from '../../backends/doctor.js';
+import type { BackendKind, DoctorCheck } from '../../backends/debuggerBackend.js';
+import { runDoctor } from '../../backends/registry.js';
+import { backendPaths } from '../config.js';
 import { defineTool } from '../defineTool.js';
 
 export const DOCTOR_CACHE_MS = 5 * 60_000;
@@ -15,14 +17,14 @@ interface CachedRun {
 const cache = new Map<string, CachedRun>();
 
 function doctorRun(
-  gdbPath: string,
+  paths: Partial<Record<BackendKind, string>>,
   passthroughEnv: readonly string[],
   refresh: boolean,
 ): { run: CachedRun; reused: boolean } {
-  const key = `${gdbPath}\0${passthroughEnv.join(',')}`;
+  const key = `${JSON.stringify(paths)}\0${passthroughEnv.join(',')}`;
   const hit = cache.get(key);
   if (hit && !refresh && Date.now() - hit.at < DOCTOR_CACHE_MS) return { run: hit, reused: true };
-  const run: CachedRun = { at: Date.now(), checks: runDoctor({ gdbPath, passthroughEnv }) };
+  const run: CachedRun = { at: Date.now(), checks: runDoctor({ paths, passthroughEnv }) };
   cache.set(key, run);
   // A run that fails is not kept: the next call tries again.
   run.checks.catch(() => {
@@ -41,7 +43,14 @@ export function renderChecks(checks: readonly DoctorCheck[]): string {
 }
 
 const output = z.object({
-  checks: z.array(z.looseObject({})),
+  checks: z.array(
+    z.object({
+      name: z.string(),
+      ok: z.boolean(),
+      detail: z.string(),
+      fix: z.string().optional().describe('How to make it work; absent when it works.'),
+    }),
+  ),
   checked_at: z.string(),
   cached: z.boolean(),
 });
@@ -55,7 +64,11 @@ export const doctorTool = defineTool({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, ctx) {
     ctx.progress(0, 'checking debuggers');
-    const { run, reused: cached } = doctorRun(ctx.config.gdbPath, ctx.config.passthroughEnv, args.refresh === true);
+    const { run, reused: cached } = doctorRun(
+      backendPaths(ctx.config),
+      ctx.config.passthroughEnv,
+      args.refresh === true,
+    );
     const checks = await run.checks;
     const checkedAt = new Date(run.at).toISOString();
     return {

@@ -1,11 +1,12 @@
 import * as z from 'zod/v4';
-import type { DebuggerBackend, FrameSelector, ValueFormat } from '../../backends/debuggerBackend.js';
-import { cut, LIMITS } from '../../session/limits.js';
-import { DebuggerError, toDebuggerError } from '../../util/errors.js';
-import { defineTool } from '../defineTool.js';
+import type { FrameSelector } from '../../backends/debuggerBackend.js';
+import { LIMITS } from '../../session/limits.js';
+import type { EvaluationResult } from '../../session/operations/evaluation.js';
+import { DebuggerError } from '../../util/errors.js';
+import { defineSessionTool } from '../defineTool.js';
 import { printable } from '../render.js';
 import { frameLevel, line, sessionId, stopId, threadId } from '../schemas.js';
-import { compact, type Wire } from '../wire.js';
+import { compact } from '../wire.js';
 
 export const FORMATS = ['natural', 'hex', 'decimal', 'octal', 'binary'] as const;
 
@@ -28,86 +29,39 @@ const input = z.strictObject({
   stop_id: stopId.optional(),
 });
 
+export const evaluationShape = z.object({
+  expression: z.string(),
+  value: z.string().optional().describe('Absent when the expression failed (see error).'),
+  truncated: z.boolean().optional().describe('Present (true) when the value was cut at the value limit.'),
+  note: z.string().optional().describe('Why the value is not in the format asked for.'),
+  error: z.string().optional().describe("This expression's own error, in plain words."),
+});
+
 const output = z.object({
-  assigned: z.looseObject({}).optional(),
-  results: z.array(z.looseObject({})),
+  assigned: z
+    .object({
+      target: z.string(),
+      old: z.string().optional().describe('Absent when the value before could not be read.'),
+      new: z.string(),
+    })
+    .optional()
+    .describe('Present when assign was given.'),
+  results: z.array(evaluationShape),
   session: z.looseObject({}),
 });
 
-/** GDB's refusals of an inferior call, said with what to do about them. */
-function explain(message: string): string {
-  if (/may-call-functions is off|Cannot call functions in the program/.test(message)) {
-    return 'calling functions of the program is disabled on this server (start it with --inferior-calls on); read the values the call would use instead';
-  }
-  if (/Couldn't write extended state status/.test(message)) {
-    return `the function call failed: gdb cannot restore the CPU's extended register state on this machine ("Couldn't write extended state status"), so calls into the program do not work here; read values instead`;
-  }
-  // GDB reads a value whole before printing any of it, and refuses one past max-value-size (64 KiB).
-  const big = /value requires (\d+) bytes, which is more than max-value-size/.exec(message);
-  if (big) {
-    return `the value is ${big[1]} bytes, more than GDB reads at once: read a slice (arr[0]@200, *p@200) or use dbg_memory`;
-  }
-  return message;
+export function renderEvaluation(r: EvaluationResult): string {
+  const name = printable(r.expression);
+  if (r.error !== undefined) return `${name}: error: ${printable(r.error)}`;
+  const flags = [r.truncated ? 'cut' : '', r.note ?? ''].filter(Boolean);
+  return `${name} = ${printable(r.value ?? '')}${flags.length ? ` (${flags.join('; ')})` : ''}`;
 }
 
-function errorOf(e: unknown): string {
-  const err = toDebuggerError(e, 'debugger_error');
-  // Aborts, timeouts and a dead debugger end the whole call; a bad expression is only its own.
-  if (err.code !== 'debugger_error' && err.code !== 'invalid_argument') throw err;
-  return explain(err.message);
+export function selectorOf(args: { thread?: number | undefined; frame?: number | undefined }): FrameSelector {
+  return compact({ threadId: args.thread, frame: args.frame });
 }
 
-/** The value as shown: cut at the value limit. */
-function bounded(value: string): { value: string; truncated?: true } {
-  const c = cut(value, LIMITS.valueChars);
-  return c.truncated ? { value: c.text, truncated: true } : { value: c.text };
-}
-
-/** An aggregate read through a variable object in a number format: "{...}" or "[4]". */
-const AGGREGATE = /^(\{\.\.\.\}|\[\d+\])$/;
-
-async function evaluateOne(
-  backend: DebuggerBackend,
-  expression: string,
-  selector: FrameSelector,
-  format: ValueFormat,
-  signal: AbortSignal | undefined,
-): Promise<Wire> {
-  try {
-    let value = await backend.evaluate(expression, { ...selector, format }, signal);
-    let note: string | undefined;
-    if (format !== 'natural' && AGGREGATE.test(value)) {
-      // Number formats apply to scalars; show an aggregate whole rather than its size.
-      value = await backend.evaluate(expression, selector, signal);
-      note = `${format} applies to scalars; shown in natural form`;
-    }
-    return compact({ expression, ...bounded(value), note });
-  } catch (e) {
-    return { expression, error: errorOf(e) };
-  }
-}
-
-/** Evaluates each expression separately in one thread/frame: the core of dbg_evaluate and dbg_batch. */
-export async function evaluateExpressions(
-  backend: DebuggerBackend,
-  expressions: readonly string[],
-  selector: FrameSelector,
-  format: ValueFormat,
-  signal: AbortSignal | undefined,
-): Promise<{ results: Wire[]; lines: string[] }> {
-  const results: Wire[] = [];
-  for (const expression of expressions) results.push(await evaluateOne(backend, expression, selector, format, signal));
-  return { results, lines: results.map(renderResult) };
-}
-
-function renderResult(r: Wire): string {
-  const name = printable(String(r['expression']));
-  if (r['error'] !== undefined) return `${name}: error: ${printable(String(r['error']))}`;
-  const flags = [r['truncated'] ? 'cut' : '', r['note'] ? String(r['note']) : ''].filter(Boolean);
-  return `${name} = ${printable(String(r['value']))}${flags.length ? ` (${flags.join('; ')})` : ''}`;
-}
-
-export const evaluateTool = defineTool({
+export const evaluateTool = defineSessionTool({
   name: 'dbg_evaluate',
   title: 'Evaluate',
   description: `C expressions (x, p->f, *p@4, $rip) in a thread and frame, each to a value (cut at ${LIMITS.valueChars} chars) or its own error. assign writes first and answers old and new. Calls like f(1) need --inferior-calls on.`,
@@ -121,52 +75,33 @@ export const evaluateTool = defineTool({
         fields: ['expressions'],
       });
     }
-    const session = ctx.sessions.get(args.session_id);
-    const selector: FrameSelector = {
-      ...(args.thread !== undefined ? { threadId: args.thread } : {}),
-      ...(args.frame !== undefined ? { frame: args.frame } : {}),
-    };
+    const selector = selectorOf(args);
     const format = args.format ?? 'natural';
-    // An assignment is bound to a frame of this stop just as a read is, so it runs as a query.
-    const answer = await session.query(
-      ['stopped', 'loaded'],
-      args.assign ? 'assign and evaluate' : 'evaluate expressions',
-      async (backend, signal) => {
-        let assigned: Wire | undefined;
-        const lines: string[] = [];
-        if (args.assign) {
-          const { target, value } = args.assign;
-          const before = await backend.evaluate(target, selector, signal).catch(() => undefined);
-          let after: string;
-          try {
-            after = await backend.assign(target, value, selector, signal);
-          } catch (e) {
-            throw new DebuggerError('debugger_error', `could not assign ${target}: ${errorOf(e)}`);
-          }
-          assigned = compact({
-            target,
-            old: before === undefined ? undefined : bounded(before).value,
-            new: bounded(after).value,
-          });
-          lines.push(
-            `assigned ${printable(target)} = ${printable(String(assigned['new']))}${before === undefined ? '' : ` (was ${printable(String(assigned['old']))})`}`,
-          );
-        }
-        const { results, lines: shown } = await evaluateExpressions(
-          backend,
-          args.expressions ?? [],
-          selector,
-          format,
-          signal,
-        );
-        return { assigned, results, lines: [...lines, ...shown] };
-      },
-      { ...(args.stop_id !== undefined ? { stopId: args.stop_id } : {}), signal: ctx.signal },
+    const expressions = args.expressions ?? [];
+    if (!args.assign) {
+      const results = await ctx.session.evaluate(
+        expressions,
+        selector,
+        format,
+        ctx.call({ doing: 'evaluate expressions', stopId: args.stop_id }),
+      );
+      return {
+        data: { results: results.map(compact) },
+        text: results.map(renderEvaluation).join('\n'),
+        session: ctx.session,
+      };
+    }
+    const { assigned, results } = await ctx.session.assign(
+      args.assign,
+      expressions,
+      selector,
+      format,
+      ctx.call({ doing: 'assign and evaluate', stopId: args.stop_id }),
     );
-    return {
-      data: compact({ assigned: answer.assigned, results: answer.results }),
-      text: answer.lines.join('\n'),
-      session,
-    };
+    const lines = [
+      `assigned ${printable(assigned.target)} = ${printable(assigned.new)}${assigned.old === undefined ? '' : ` (was ${printable(assigned.old)})`}`,
+      ...results.map(renderEvaluation),
+    ];
+    return { data: { assigned, results: results.map(compact) }, text: lines.join('\n'), session: ctx.session };
   },
 });

@@ -1,10 +1,11 @@
 import * as z from 'zod/v4';
-import { gatherView, VIEW_NAMES } from '../../session/evidence.js';
+import { VIEW_NAMES } from '../../session/evidence.js';
 import { DebuggerError } from '../../util/errors.js';
-import { defineTool } from '../defineTool.js';
+import { viewShapes } from '../answers/shapes.js';
+import { defineSessionTool } from '../defineTool.js';
 import { renderView } from '../render.js';
 import { frameLevel, includeLocals, line, sessionId, stackDepth, stopId, threadId } from '../schemas.js';
-import { viewWire } from '../wire.js';
+import { compact, viewWire } from '../wire.js';
 
 const input = z.strictObject({
   session_id: sessionId,
@@ -21,13 +22,13 @@ const input = z.strictObject({
 });
 
 const output = z.object({
-  view: z.string(),
-  data: z.looseObject({}).optional(),
-  failures: z.array(z.string()).optional(),
+  view: z.enum(VIEW_NAMES),
+  data: z.union(Object.values(viewShapes)).describe('The view, in the shape of docs/schema for its name.'),
+  failures: z.array(z.string()).optional().describe('Parts that could not be gathered, and why; absent when none.'),
   session: z.looseObject({}),
 });
 
-export const inspectTool = defineTool({
+export const inspectTool = defineSessionTool({
   name: 'dbg_inspect',
   title: 'Inspect',
   description:
@@ -37,28 +38,19 @@ export const inspectTool = defineTool({
   requires: ['stopped'],
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, ctx) {
-    const session = ctx.sessions.get(args.session_id);
-    const outcome = await session.query(
-      ['stopped'],
-      `show the ${args.view} view`,
-      (backend, signal) =>
-        gatherView(
-          backend,
-          session.snapshot,
-          {
-            view: args.view,
-            ...(args.thread !== undefined ? { threadId: args.thread } : {}),
-            ...(args.frame !== undefined ? { frame: args.frame } : {}),
-            ...(args.stack_depth !== undefined ? { stackDepth: args.stack_depth } : {}),
-            ...(args.from !== undefined ? { from: args.from } : {}),
-            ...(args.include_locals !== undefined ? { includeLocals: args.include_locals } : {}),
-            ...(args.file !== undefined ? { file: args.file } : {}),
-            ...(args.line !== undefined ? { line: args.line } : {}),
-            ...(args.registers !== undefined ? { registers: args.registers } : {}),
-          },
-          signal,
-        ),
-      { ...(args.stop_id !== undefined ? { stopId: args.stop_id } : {}), signal: ctx.signal },
+    const outcome = await ctx.session.inspect(
+      compact({
+        view: args.view,
+        threadId: args.thread,
+        frame: args.frame,
+        stackDepth: args.stack_depth,
+        from: args.from,
+        includeLocals: args.include_locals,
+        file: args.file,
+        line: args.line,
+        registers: args.registers,
+      }),
+      ctx.call({ doing: `show the ${args.view} view`, stopId: args.stop_id }),
     );
     if (!outcome.data) {
       throw new DebuggerError(
@@ -75,7 +67,7 @@ export const inspectTool = defineTool({
         ...(outcome.failures.length > 0 ? { failures: outcome.failures } : {}),
       },
       text: lines.join('\n'),
-      session,
+      session: ctx.session,
     };
   },
 });

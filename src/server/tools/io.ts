@@ -3,15 +3,13 @@
 // into the terminal, which hands the program a line at each newline.
 
 import * as z from 'zod/v4';
-import type { OutputRing } from '../../process/outputRing.js';
 import { LIMITS } from '../../session/limits.js';
 import type { Session } from '../../session/session.js';
 import { sleep } from '../../util/deadline.js';
 import { DebuggerError } from '../../util/errors.js';
-import { defineTool } from '../defineTool.js';
+import { defineSessionTool } from '../defineTool.js';
 import { printable } from '../render.js';
 import { sessionId } from '../schemas.js';
-import type { Wire } from '../wire.js';
 
 const WRITE_MAX = 64 * 1024;
 /** How long a write waits for the terminal to take the bytes before answering anyway. */
@@ -39,14 +37,16 @@ const input = z.strictObject({
 });
 
 const output = z.object({
-  text: z.string().optional(),
-  cursor: z.number().optional(),
-  next: z.number().optional(),
-  dropped: z.number().optional(),
-  more: z.boolean().optional(),
-  bytes: z.number().optional(),
+  text: z.string().optional().describe('read: the bytes read, as text.'),
+  cursor: z.number().optional().describe('read: the byte cursor the text starts at.'),
+  next: z.number().optional().describe('read: the cursor to read on from.'),
+  dropped: z.number().optional().describe('read: bytes the buffer no longer held before cursor.'),
+  more: z.boolean().optional().describe('read: more bytes wait after next.'),
+  bytes: z.number().optional().describe('write: the bytes written.'),
   session: z.looseObject({}),
 });
+
+type IoData = Omit<z.infer<typeof output>, 'session'>;
 
 type Stream = 'program' | 'debugger';
 
@@ -76,9 +76,9 @@ export function wholeCharacters(buf: Buffer): number {
   return buf.length;
 }
 
-async function waitForBytes(ring: OutputRing, cursor: number, waitMs: number, signal: AbortSignal): Promise<void> {
+async function waitForBytes(end: () => number, cursor: number, waitMs: number, signal: AbortSignal): Promise<void> {
   const deadline = Date.now() + waitMs;
-  while (ring.end <= cursor && Date.now() < deadline && !signal.aborted) await sleep(POLL_MS);
+  while (end() <= cursor && Date.now() < deadline && !signal.aborted) await sleep(POLL_MS);
 }
 
 async function read(
@@ -86,19 +86,22 @@ async function read(
   stream: Stream,
   args: { cursor?: number | undefined; max_bytes?: number | undefined; wait_ms?: number | undefined },
   signal: AbortSignal,
-): Promise<{ data: Wire; text: string }> {
-  const ring = stream === 'program' ? session.backend.output : session.backend.console;
-  if (!ring) throw new DebuggerError('wrong_state', `this session has no ${stream} output to read`);
+): Promise<{ data: IoData; text: string }> {
+  if (session.streamEnd(stream) === undefined) {
+    throw new DebuggerError('wrong_state', `this session has no ${stream} output to read`);
+  }
+  const end = (): number => session.streamEnd(stream) ?? 0;
   const cursors = cursorsOf(session);
   const cursor = args.cursor ?? cursors[stream];
-  if (args.wait_ms) await waitForBytes(ring, cursor, args.wait_ms, signal);
-  const chunk = ring.read(cursor, args.max_bytes ?? LIMITS.ioReadDefault);
+  if (args.wait_ms) await waitForBytes(end, cursor, args.wait_ms, signal);
+  const chunk = session.readStream(stream, cursor, args.max_bytes ?? LIMITS.ioReadDefault);
+  if (!chunk) throw new DebuggerError('wrong_state', `this session has no ${stream} output to read`);
   const keep = chunk.more ? wholeCharacters(chunk.data) : chunk.data.length;
   const bytes = keep > 0 ? chunk.data.subarray(0, keep) : chunk.data;
   const next = chunk.start + bytes.length;
   cursors[stream] = next;
   const decoded = bytes.toString('utf8');
-  const more = next < ring.end;
+  const more = next < end();
   const head = [
     `${stream} output: bytes ${chunk.start}-${next}`,
     chunk.dropped > 0 ? `${chunk.dropped} bytes before were dropped (the buffer keeps the latest)` : '',
@@ -124,27 +127,25 @@ function afterWrite(session: Session): string {
   }
 }
 
-/** Hands bytes to the terminal; a program that does not read can leave them queued. */
-async function typeInto(send: () => Promise<void>): Promise<boolean> {
-  let done = false;
-  const sent = send().then(() => {
-    done = true;
-  });
+/** Hands EOF to the terminal; a program that does not read can leave it queued. */
+async function typeEof(send: () => Promise<void>): Promise<void> {
+  const sent = send();
+  sent.catch(() => {});
   await Promise.race([sent, sleep(WRITE_WAIT_MS)]);
-  if (!done) sent.catch(() => {});
-  return done;
 }
 
-export const ioTool = defineTool({
+export const ioTool = defineSessionTool({
   name: 'dbg_io',
   title: 'Program I/O',
   description:
     "The program's terminal: read output by byte cursor (next, dropped, more), write stdin (a line per newline), or send eof.",
   input,
   output,
+  // Reading works in every state (what a dead program printed stays readable); writes check below.
+  requires: [],
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, ctx) {
-    const session = ctx.sessions.get(args.session_id);
+    const session = ctx.session;
     if (args.action === 'read') {
       const answer = await read(session, args.stream ?? 'program', args, ctx.signal);
       return { ...answer, session };
@@ -168,7 +169,8 @@ export const ioTool = defineTool({
       }
       const data = args.data;
       const bytes = Buffer.byteLength(data);
-      const taken = await typeInto(() => session.backend.writeStdin(data));
+      const report = await session.writeStdin(data, Date.now() + WRITE_WAIT_MS, ctx.signal);
+      const taken = report.waiting === 0;
       const lines = data.split('\n').length - 1;
       const partial = data.endsWith('\n') ? '' : '; the last line has no newline yet, so it is not handed over';
       return {
@@ -180,7 +182,7 @@ export const ioTool = defineTool({
     if (args.data !== undefined) {
       throw new DebuggerError('invalid_argument', 'eof takes no data: write it first', { fields: ['data'] });
     }
-    await typeInto(() => session.backend.sendEof());
+    await typeEof(() => session.sendEof());
     return { data: {}, text: `sent end-of-file; ${afterWrite(session)}`, session };
   },
 });

@@ -1,13 +1,11 @@
 import * as z from 'zod/v4';
-import type { DebuggerBackend } from '../../backends/debuggerBackend.js';
 import { LIMITS } from '../../session/limits.js';
-import { saveCore } from '../../session/sessionTargets.js';
+import type { MemoryRead } from '../../session/operations/memoryRead.js';
 import { DebuggerError } from '../../util/errors.js';
-import type { Answer } from '../answer.js';
-import { defineTool, type ToolContext } from '../defineTool.js';
+import { defineSessionTool } from '../defineTool.js';
 import { resolveNewFile } from '../paths.js';
 import { line, sessionId, stopId } from '../schemas.js';
-import { compact, type Wire } from '../wire.js';
+import { compact } from '../wire.js';
 
 /** Bytes shown as a hex dump in the text; the structured hex always has them all. */
 const DUMP_BYTES = 2048;
@@ -28,15 +26,16 @@ const input = z.strictObject({
   stop_id: stopId.optional(),
 });
 
-const output = z.object({
-  address: z.string().optional(),
-  length: z.number().optional(),
-  hex: z.string().optional(),
-  path: z.string().optional(),
-  unreadable: z.number().optional(),
-  written: z.number().optional(),
-  session: z.looseObject({}),
+export const memoryShape = z.object({
+  address: z.string().optional().describe('Where the bytes start (hex); absent for save_core.'),
+  length: z.number().optional().describe('Bytes read (or the core file size for save_core).'),
+  hex: z.string().optional().describe('The bytes as hex pairs.'),
+  path: z.string().optional().describe('save_core: the file written.'),
+  unreadable: z.number().optional().describe('Bytes asked for past the readable part; absent when none.'),
+  written: z.number().optional().describe('write: the bytes written.'),
 });
+
+const output = z.object({ ...memoryShape.shape, session: z.looseObject({}) });
 
 /** Untrusted bytes as ASCII: printable characters, '.' for everything else. */
 function ascii(bytes: Buffer): string {
@@ -60,46 +59,21 @@ export function hexDump(address: bigint, bytes: Buffer): string[] {
   return lines;
 }
 
-/** Reads `length` bytes at `address`: the core of dbg_memory read and of dbg_batch's memory op. */
-export async function readMemoryAt(
-  backend: DebuggerBackend,
-  address: string,
-  length: number,
-  signal: AbortSignal | undefined,
-): Promise<{ data: Wire; lines: string[] }> {
-  let blocks: Awaited<ReturnType<DebuggerBackend['readMemory']>>;
-  try {
-    blocks = await backend.readMemory(address, length, signal);
-  } catch (e) {
-    if (e instanceof DebuggerError && e.code === 'debugger_error') {
-      throw new DebuggerError(
-        'debugger_error',
-        `${e.message} (check the pointer with dbg_evaluate; view=libraries shows what is mapped)`,
-        e.details,
-      );
-    }
-    throw e;
-  }
-  const block = blocks[0];
-  if (!block) throw new DebuggerError('debugger_error', `nothing could be read at ${address}`);
-  const start = BigInt(block.address);
-  const bytes = Buffer.from(block.hex, 'hex');
-  const unreadable = block.unreadable ?? Math.max(length - bytes.length, 0);
-  const where = `0x${start.toString(16)}`;
+/** A read as structured data and a dump: the core of dbg_memory read and of dbg_batch's memory op. */
+export function memoryAnswer(m: MemoryRead): { data: z.infer<typeof memoryShape>; lines: string[] } {
+  const where = `0x${m.address.toString(16)}`;
   const lines = [
-    `${bytes.length} bytes at ${where}${unreadable ? `; the next ${unreadable} are unreadable (not mapped)` : ''}:`,
-    ...hexDump(start, bytes.subarray(0, DUMP_BYTES)),
+    `${m.bytes.length} bytes at ${where}${m.unreadable ? `; the next ${m.unreadable} are unreadable (not mapped)` : ''}:`,
+    ...hexDump(m.address, m.bytes.subarray(0, DUMP_BYTES)),
   ];
-  if (bytes.length > DUMP_BYTES) {
-    lines.push(`… ${bytes.length - DUMP_BYTES} more bytes in the structured hex`);
-  }
+  if (m.bytes.length > DUMP_BYTES) lines.push(`… ${m.bytes.length - DUMP_BYTES} more bytes in the structured hex`);
   return {
-    data: compact({ address: where, length: bytes.length, hex: block.hex, unreadable: unreadable || undefined }),
+    data: compact({ address: where, length: m.bytes.length, hex: m.hex, unreadable: m.unreadable || undefined }),
     lines,
   };
 }
 
-export const memoryTool = defineTool({
+export const memoryTool = defineSessionTool({
   name: 'dbg_memory',
   title: 'Memory',
   description: `Reads up to ${LIMITS.memoryReadMax} bytes as hex plus a dump, or writes bytes (read back after), or save_core. Unmapped memory: the readable part and the unreadable count.`,
@@ -109,69 +83,68 @@ export const memoryTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
     const action = args.action ?? 'read';
-    if (action === 'save_core') return saveCoreAnswer(args, ctx);
+    const session = ctx.session;
+    if (action === 'save_core') {
+      const extra = (['address', 'length', 'bytes'] as const).filter((f) => args[f] !== undefined);
+      if (extra.length > 0) {
+        throw new DebuggerError('invalid_argument', `${extra.join(', ')} do not apply to action=save_core`, {
+          fields: extra,
+        });
+      }
+      if (args.path === undefined) {
+        throw new DebuggerError(
+          'invalid_argument',
+          'path: required for action=save_core (a new file under the roots)',
+          {
+            fields: ['path'],
+          },
+        );
+      }
+      const path = await resolveNewFile(args.path, ctx.config.roots, 'path');
+      const bytes = await session.saveCore(path, ctx.call({ doing: 'save a core' }));
+      const program = session.target.program;
+      return {
+        data: { path, length: bytes },
+        text: `saved a core of ${program || 'the program'} to ${path} (${(bytes / 1048576).toFixed(1)} MiB); dbg_start with program and core=${path} opens it`,
+        session,
+      };
+    }
     if (args.address === undefined) {
       throw new DebuggerError('invalid_argument', `address: required for action=${action}`, { fields: ['address'] });
     }
     if (args.path !== undefined) {
       throw new DebuggerError('invalid_argument', `path does not apply to action=${action}`, { fields: ['path'] });
     }
-    const address = args.address;
     const field = action === 'read' ? 'bytes' : 'length';
     if (args[field] !== undefined) {
       throw new DebuggerError('invalid_argument', `${field} does not apply to action=${action}`, { fields: [field] });
     }
-    let hex: string | undefined;
-    if (action === 'write') {
-      hex = (args.bytes ?? '').replace(/ /g, '');
-      if (hex.length === 0 || hex.length % 2 !== 0 || hex.length > 2 * LIMITS.memoryReadMax) {
-        throw new DebuggerError(
-          'invalid_argument',
-          `bytes: give 1 to ${LIMITS.memoryReadMax} bytes as pairs of hex digits`,
-          { fields: ['bytes'] },
-        );
-      }
+    if (action === 'read') {
+      const m = await session.readMemory(
+        args.address,
+        args.length ?? 64,
+        ctx.call({ doing: 'read memory', stopId: args.stop_id }),
+      );
+      const { data, lines } = memoryAnswer(m);
+      return { data, text: lines.join('\n'), session };
     }
-    const session = ctx.sessions.get(args.session_id);
-    // Addresses are often frame expressions (&local), so a write is bound to the stop like a read.
-    const result = await session.query(
-      ['stopped'],
-      action === 'read' ? 'read memory' : 'write memory',
-      async (backend, signal) => {
-        if (hex === undefined) return readMemoryAt(backend, address, args.length ?? 64, signal);
-        await backend.writeMemory(address, hex, signal);
-        const back = await readMemoryAt(backend, address, hex.length / 2, signal);
-        return {
-          data: { ...back.data, written: hex.length / 2 },
-          lines: [`wrote ${hex.length / 2} bytes; read back:`, ...back.lines.slice(1)],
-        };
-      },
-      { ...(args.stop_id !== undefined ? { stopId: args.stop_id } : {}), signal: ctx.signal },
+    const hex = (args.bytes ?? '').replace(/ /g, '');
+    if (hex.length === 0 || hex.length % 2 !== 0 || hex.length > 2 * LIMITS.memoryReadMax) {
+      throw new DebuggerError(
+        'invalid_argument',
+        `bytes: give 1 to ${LIMITS.memoryReadMax} bytes as pairs of hex digits`,
+        {
+          fields: ['bytes'],
+        },
+      );
+    }
+    const back = memoryAnswer(
+      await session.writeMemory(args.address, hex, ctx.call({ doing: 'write memory', stopId: args.stop_id })),
     );
-    return { data: result.data, text: result.lines.join('\n'), session };
+    return {
+      data: { ...back.data, written: hex.length / 2 },
+      text: [`wrote ${hex.length / 2} bytes; read back:`, ...back.lines.slice(1)].join('\n'),
+      session,
+    };
   },
 });
-
-/** save_core: the stopped program's memory and registers to a new core file under the roots. */
-async function saveCoreAnswer(args: z.output<typeof input>, ctx: ToolContext): Promise<Answer> {
-  const extra = (['address', 'length', 'bytes'] as const).filter((f) => args[f] !== undefined);
-  if (extra.length > 0) {
-    throw new DebuggerError('invalid_argument', `${extra.join(', ')} do not apply to action=save_core`, {
-      fields: extra,
-    });
-  }
-  if (args.path === undefined) {
-    throw new DebuggerError('invalid_argument', 'path: required for action=save_core (a new file under the roots)', {
-      fields: ['path'],
-    });
-  }
-  const session = ctx.sessions.get(args.session_id);
-  const path = await resolveNewFile(args.path, ctx.config.roots, 'path');
-  const bytes = await saveCore(session, path, ctx.signal);
-  const program = session.target.program;
-  return {
-    data: { path, length: bytes },
-    text: `saved a core of ${program || 'the program'} to ${path} (${(bytes / 1048576).toFixed(1)} MiB); dbg_start with program and core=${path} opens it`,
-    session,
-  };
-}

@@ -1,10 +1,9 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import * as z from 'zod/v4';
-import { recordWithRr } from '../../backends/rr/rrRecord.js';
-import { listTraces } from '../../backends/rr/rrTraces.js';
+import { rrRecorder } from '../../backends/registry.js';
 import { childEnvironment } from '../../process/childEnvironment.js';
 import { DebuggerError } from '../../util/errors.js';
-import { findOnPath } from '../../util/which.js';
+import { backendPaths } from '../config.js';
 import { defineTool } from '../defineTool.js';
 import { resolveDirectory, resolveProgram } from '../paths.js';
 import { printable } from '../render.js';
@@ -30,12 +29,25 @@ const input = z.strictObject({
 });
 
 const output = z.object({
-  trace: z.string(),
-  exit_code: z.number().optional(),
+  trace: z.string().describe('The recording: give it to dbg_start trace.'),
+  exit_code: z.number().optional().describe('Absent when a signal ended the run.'),
   signal: z.string().optional(),
-  timed_out: z.boolean().optional(),
-  output: z.looseObject({}),
-  processes: z.array(z.looseObject({})).optional(),
+  timed_out: z.boolean().optional().describe('Present (true) when the deadline ended the recording.'),
+  output: z.object({
+    text: z.string(),
+    dropped: z.number().optional().describe('Bytes before the kept tail; absent when none.'),
+  }),
+  processes: z
+    .array(
+      z.object({
+        pid: z.number(),
+        ppid: z.number().optional(),
+        exit: z.number().optional(),
+        command: z.string(),
+      }),
+    )
+    .optional()
+    .describe('The processes the recording holds; absent when the recorder could not list them.'),
 });
 
 export const recordTool = defineTool({
@@ -47,8 +59,8 @@ export const recordTool = defineTool({
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, ctx) {
-    const rrPath = findOnPath(['rr']);
-    if (!rrPath) {
+    const paths = backendPaths(ctx.config);
+    if (!rrRecorder.available(paths)) {
       throw new DebuggerError(
         'backend_unavailable',
         'rr is not installed (apt-get install rr); dbg_start record=true records with GDB instead',
@@ -58,22 +70,18 @@ export const recordTool = defineTool({
     const program = await resolveProgram(args.program, roots);
     const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
     ctx.progress(0, 'recording with rr');
-    const env = {
-      ...childEnvironment(process.env, ctx.config.passthroughEnv),
-      ...(args.env ?? {}),
-      _RR_TRACE_DIR: ctx.config.rrTraceDir,
-    };
-    const rec = await recordWithRr({
-      rrPath,
+    const env = { ...childEnvironment(process.env, ctx.config.passthroughEnv), ...(args.env ?? {}) };
+    const rec = await rrRecorder.record(paths, {
       argv: [program, ...(args.args ?? [])],
       ...(cwd ? { cwd } : {}),
       env,
+      directory: ctx.config.rrTraceDir,
       ...(args.stdin !== undefined ? { stdin: args.stdin } : {}),
       timeoutMs: args.timeout_ms ?? ctx.config.runTimeoutMs,
       signal: ctx.signal,
     });
     const trace = isAbsolute(rec.trace) ? rec.trace : resolve(cwd ?? '.', rec.trace);
-    const listed = (await listTraces(ctx.config.rrTraceDir, { rrPath, limit: 20 })).find(
+    const listed = (await rrRecorder.list(paths, ctx.config.rrTraceDir, 20)).find(
       (t) => relative(t.path, trace) === '',
     );
     const text = [

@@ -1,8 +1,9 @@
 import * as z from 'zod/v4';
 import { REVERSE_ACTIONS } from '../../session/session.js';
-import { defineTool } from '../defineTool.js';
+import { defineSessionTool } from '../defineTool.js';
+import { parseLocation } from '../locations.js';
 import { includeLocals, inspectPlan, line, onTimeout, sessionId, stackDepth, threadId, timeoutMs } from '../schemas.js';
-import { planOf, runAnswer, runOutputFields } from './runAnswer.js';
+import { planOf, runAnswer, runOutputFields, runProgress } from './runAnswer.js';
 
 const ACTIONS = [
   'continue',
@@ -37,36 +38,38 @@ const input = z.strictObject({
   include_locals: includeLocals.optional(),
 });
 
-const output = z.object(runOutputFields);
+const output = z.object({ ...runOutputFields, session: z.looseObject({}) });
 
-export const runTool = defineTool({
+export const runTool = defineSessionTool({
   name: 'dbg_run',
   title: 'Run control',
   description:
     'Moves the program, waits up to timeout_ms for the next stop or exit, gathers the inspect plan. At the deadline: running, unless on_timeout=interrupt. interrupt never waits behind other calls. reverse_* need recording (or rr).',
   input,
   output,
+  // Each action has its own states; run control checks them.
+  requires: [],
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
-    const session = ctx.sessions.get(args.session_id);
-    const cursor = session.backend.output?.end ?? 0;
+    const session = ctx.session;
+    const cursor = session.outputEnd ?? 0;
     const outcome = await session.run(
       {
         action: args.action,
         options: {
           ...(args.count !== undefined ? { count: args.count } : {}),
           ...(args.thread !== undefined ? { threadId: args.thread } : {}),
-          ...(args.location !== undefined ? { location: args.location } : {}),
+          ...(args.location !== undefined ? { location: parseLocation(args.location) } : {}),
         },
         timeoutMs: args.timeout_ms ?? ctx.config.runTimeoutMs,
         onTimeout: args.on_timeout ?? 'return',
-        onProgress: (ms) => ctx.progress(ms, `running for ${Math.round(ms / 1000)} s`),
+        onProgress: runProgress(ctx),
       },
       ctx.signal,
     );
     return runAnswer(session, outcome, {
       ...planOf(args),
-      interrupted: args.action === 'interrupt' || undefined,
+      ...(args.action === 'interrupt' ? { interrupted: true } : {}),
       outputCursor: cursor,
       signal: ctx.signal,
     });

@@ -2,25 +2,27 @@
 // gathered at the stop reached (bound to that stop), and what the program printed.
 
 import * as z from 'zod/v4';
-import { automaticViews, gatherView, type ViewOutcome, type ViewRequest } from '../../session/evidence.js';
+import { automaticViews, type ViewRequest } from '../../session/evidence.js';
 import type { RunOutcome, Session } from '../../session/session.js';
-import type { Answer } from '../answer.js';
+import { outcomeShape, outputChunkShape, viewsShape } from '../answers/shapes.js';
+import type { ToolContext } from '../defineTool.js';
 import { printable, renderExit, renderOutcome, renderView } from '../render.js';
 import type { INSPECT_CHOICES } from '../schemas.js';
-import { compact, outcomeWire, viewsWire, type Wire } from '../wire.js';
+import { compact, outcomeWire, outputWire, viewsWire } from '../wire.js';
 
 export type InspectChoice = (typeof INSPECT_CHOICES)[number];
 
 /** The fields runAnswer fills, for the output schemas of the tools that answer with it. */
 export const runOutputFields = {
-  outcome: z.looseObject({ kind: z.enum(['stopped', 'exited', 'running', 'dead']) }),
-  views: z.looseObject({}).optional(),
-  failures: z.array(z.string()).optional(),
-  output: z.looseObject({}).optional(),
-  output_cursor: z.number().optional(),
-  never_hit: z.array(z.string()).optional(),
-  session: z.looseObject({}),
+  outcome: outcomeShape,
+  views: viewsShape.optional(),
+  failures: z.array(z.string()).optional().describe('Parts of the evidence that could not be gathered, and why.'),
+  output: outputChunkShape.optional().describe('What the program printed during the run; absent when nothing.'),
+  output_cursor: z.number().optional().describe('Where the program output ends, when none is quoted here.'),
+  never_hit: z.array(z.string()).optional().describe('At exit: breakpoints that were never hit.'),
 };
+
+export type RunAnswerData = z.infer<z.ZodObject<typeof runOutputFields>>;
 
 export interface PlanOptions {
   inspect?: readonly InspectChoice[];
@@ -64,65 +66,47 @@ export function resolvePlan(outcome: RunOutcome, options: PlanOptions): ViewRequ
       seen.add(r.view);
       return true;
     })
-    .map(
-      (r) =>
-        compact({
-          ...r,
-          threadId: options.threadId,
-          stackDepth: options.stackDepth,
-          includeLocals: options.includeLocals,
-        } as Record<string, unknown>) as unknown as ViewRequest,
+    .map((r) =>
+      compact({
+        ...r,
+        threadId: options.threadId,
+        stackDepth: options.stackDepth,
+        includeLocals: options.includeLocals,
+      }),
     );
 }
 
-/** Gathers the plan in one mailbox turn, bound to the stop the run reached. */
-export async function gatherPlan(
-  session: Session,
-  outcome: RunOutcome,
-  requests: readonly ViewRequest[],
-  signal?: AbortSignal,
-): Promise<{ name: string; outcome: ViewOutcome }[]> {
-  if (outcome.kind !== 'stopped' || requests.length === 0) return [];
-  try {
-    return await session.query(
-      ['stopped'],
-      'gather the evidence',
-      async (backend) => {
-        const out: { name: string; outcome: ViewOutcome }[] = [];
-        for (const r of requests)
-          out.push({ name: r.view, outcome: await gatherView(backend, session.snapshot, r, signal) });
-        return out;
-      },
-      { stopId: outcome.stopId, signal },
-    );
-  } catch (e) {
-    // The run's outcome stands even when its evidence cannot be gathered.
-    return [{ name: 'inspect', outcome: { failures: [`inspection: ${(e as Error).message}`] } }];
-  }
+/** Reports a long wait about once a second, as progress notifications. */
+export function runProgress(ctx: ToolContext): (elapsedMs: number) => void {
+  return (ms) => ctx.progress(ms, `running for ${Math.round(ms / 1000)} s`);
 }
 
-/** The program's output since `cursor` (its tail, when there is more than fits). */
-export function outputSince(session: Session, cursor: number, maxBytes = 2048): Wire | undefined {
-  const ring = session.backend.output;
-  if (!ring || ring.end <= cursor) return undefined;
-  const available = ring.end - cursor;
-  const from = available > maxBytes ? ring.end - maxBytes : cursor;
-  const chunk = ring.read(from, maxBytes);
-  return compact({
-    text: chunk.data.toString('utf8'),
-    from: chunk.start,
-    cursor: chunk.next,
-    skipped: chunk.start > cursor ? chunk.start - cursor : undefined,
-  });
+/** The program's output as quoted lines under a heading (at most the last 12). */
+export function programOutputLines(text: string, heading: string): string[] {
+  const lines = printable(text).trimEnd().split('\n');
+  return [heading, ...lines.slice(-12).map((l) => `| ${l}`)];
 }
 
 export async function runAnswer(
   session: Session,
   outcome: RunOutcome,
-  options: PlanOptions & { outputCursor: number; signal?: AbortSignal; extra?: Wire; extraText?: string[] },
-): Promise<Omit<Answer, 'warnings'>> {
+  options: PlanOptions & { outputCursor: number; signal?: AbortSignal; extraText?: string[] },
+): Promise<{ data: RunAnswerData; text: string; session: Session }> {
   const requests = resolvePlan(outcome, options);
-  const gathered = await gatherPlan(session, outcome, requests, options.signal);
+  let gathered: Awaited<ReturnType<Session['gather']>> = [];
+  if (outcome.kind === 'stopped' && requests.length > 0) {
+    try {
+      gathered = await session.gather(requests, {
+        phases: ['stopped'],
+        doing: 'gather the evidence',
+        stopId: outcome.stopId,
+        signal: options.signal,
+      });
+    } catch (e) {
+      // The run's outcome stands even when its evidence cannot be gathered.
+      gathered = [{ name: 'inspect', outcome: { failures: [`inspection: ${(e as Error).message}`] } }];
+    }
+  }
   const { views, failures } = viewsWire(gathered);
   const lines: string[] = [...(options.extraText ?? [])];
   const rendered = gathered.flatMap((g) => (g.outcome.data ? [renderView(g.outcome.data)] : []));
@@ -137,26 +121,26 @@ export async function runAnswer(
   }
   for (const r of rendered) lines.push(...r);
   if (failures) lines.push(...failures.map((f) => `not gathered: ${f}`));
-  const data: Wire = { ...(options.extra ?? {}), outcome: outcomeWire(outcome) };
-  if (Object.keys(views).length > 0) data['views'] = views;
-  if (failures) data['failures'] = failures;
+  const data: RunAnswerData = { outcome: outcomeWire(outcome) };
+  if (Object.keys(views).length > 0) data.views = views;
+  if (failures) data.failures = failures;
   // The crash view quotes the output itself; otherwise show what the program printed during the run.
   const crashQuoted = gathered.some((g) => g.outcome.data?.view === 'crash' && g.outcome.data.outputTail);
-  const printed = crashQuoted ? undefined : outputSince(session, options.outputCursor);
+  const printed = crashQuoted ? undefined : session.outputSince(options.outputCursor);
   if (printed) {
-    data['output'] = printed;
-    const text = printable(String(printed['text'])).trimEnd().split('\n');
+    const output = outputWire(printed, options.outputCursor);
+    data.output = output;
+    const shown = printable(output.text).trimEnd().split('\n');
     lines.push(
-      `program output${printed['skipped'] ? ` (last ${text.length} lines)` : ''}:`,
-      ...text.slice(-12).map((l) => `| ${l}`),
+      ...programOutputLines(output.text, `program output${output.skipped ? ` (last ${shown.length} lines)` : ''}:`),
     );
-  } else if (session.backend.output) {
-    data['output_cursor'] = session.backend.output.end;
+  } else if (session.outputEnd !== undefined) {
+    data.output_cursor = session.outputEnd;
   }
   if (outcome.kind === 'exited') {
     const neverHit = [...session.snapshot.breakpoints.values()].filter((b) => b.hits === 0 && b.type !== 'catchpoint');
     if (neverHit.length > 0) {
-      data['never_hit'] = neverHit.map((b) => b.number);
+      data.never_hit = neverHit.map((b) => b.number);
       lines.push(
         `breakpoints never hit: ${neverHit.map((b) => `${b.number} (${b.requested ?? b.what ?? '?'})`).join(', ')}`,
       );

@@ -54,7 +54,7 @@ export function sessionEntry(session: Session, now = Date.now()): Wire {
   const snap = session.snapshot;
   return compact({
     id: session.id,
-    backend: session.backend.info.kind,
+    backend: session.debugger.kind,
     program: session.target.program,
     args: session.target.args,
     target: targetWire(session.target),
@@ -62,7 +62,7 @@ export function sessionEntry(session: Session, now = Date.now()): Wire {
     stop_id: snap.stopId,
     summary: whereNow(session),
     pids: livePids(session),
-    debugger_pid: session.backend.info.pid,
+    debugger_pid: session.debugger.pid,
     age_s: Math.round((now - session.createdAt) / 1000),
     idle_s: Math.round((now - session.lastUsedAt) / 1000),
   });
@@ -100,7 +100,7 @@ export const sessionsTool = defineTool({
       const pids = livePids(s);
       const args = s.target.args.length > 0 ? ` ${s.target.args.map((a) => JSON.stringify(a)).join(' ')}` : '';
       return printable(
-        `${s.id} ${s.backend.info.kind} ${s.phase} ${s.target.program || '(program unknown)'}${args}${targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}`,
+        `${s.id} ${s.debugger.kind} ${s.phase} ${s.target.program || '(program unknown)'}${args}${targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}`,
       );
     });
     if (lines.length === 0) lines.push('no sessions open (dbg_start opens one)');

@@ -2,10 +2,9 @@
 // closing detaches and leaves it running and untraced; a refusal is explained.
 import { describe, expect, it } from 'vitest';
 import { gatherView, type ThreadsViewData } from '../../../src/session/evidence.js';
-import { openTarget } from '../../../src/session/sessionTargets.js';
 import { expectStopped, failure, WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
-import { newManager } from '../../helpers/sessions.js';
+import { newManager, openTarget } from '../../helpers/sessions.js';
 import { cpuTicks, printed, startProcess, traceState, waitUntil } from '../../helpers/targets.js';
 
 function attach(pid: number, manager = newManager()) {

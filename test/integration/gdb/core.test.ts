@@ -5,10 +5,9 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type CrashViewData, gatherView } from '../../../src/session/evidence.js';
 import type { Session } from '../../../src/session/session.js';
-import { openTarget, saveCore } from '../../../src/session/sessionTargets.js';
 import { expectStopped, failure } from '../../helpers/outcomes.js';
 import { fixture, fixturesDir } from '../../helpers/paths.js';
-import { loaded, newManager } from '../../helpers/sessions.js';
+import { loaded, newManager, openTarget } from '../../helpers/sessions.js';
 import { corePattern, crashWithCore, tempDir } from '../../helpers/targets.js';
 
 /** Runs the crash fixture to its fatal signal and saves a core there (GDB's gcore). */
@@ -17,7 +16,7 @@ async function dumpAtCrash(mode: string, dir: string): Promise<string> {
   const session = await loaded('crash', [mode], manager);
   expectStopped(await session.run({ action: 'run', startMode: 'none' }));
   const path = join(dir, `core.${mode}`);
-  const bytes = await saveCore(session, path);
+  const bytes = await session.saveCore(path, { phases: ['stopped'], doing: 'save a core' });
   expect(bytes).toBe(statSync(path).size);
   await manager.closeAll();
   return path;
@@ -129,7 +128,7 @@ describe('core files', () => {
     const dir = tempDir('dbg-core-');
     const core = await dumpAtCrash('segv', dir);
     const { session } = await openCore(core);
-    const again = await failure(saveCore(session, join(dir, 'copy')));
+    const again = await failure(session.saveCore(join(dir, 'copy'), { phases: ['stopped'], doing: 'save a core' }));
     expect(again.code).toBe('wrong_state');
     const backend = session.backend as unknown as { groupAlive: boolean };
     await session.close();

@@ -76,7 +76,7 @@ describe('the debugger dies', () => {
       sent = r;
     });
     const pending = s.query(['stopped'], 'run a slow command', (b) => {
-      const answer = b.command('shell sleep 10', {});
+      const answer = b.command('python import time; time.sleep(10)', { policy: 'full' });
       sent();
       return answer;
     });

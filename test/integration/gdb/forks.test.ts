@@ -3,15 +3,12 @@
 import { describe, expect, it } from 'vitest';
 import { gatherView, type ThreadsViewData } from '../../../src/session/evidence.js';
 import type { Session } from '../../../src/session/session.js';
-import { configureForks } from '../../../src/session/sessionTargets.js';
 import { lineOf } from '../../helpers/markers.js';
 import { expectExited, expectStopped, insertBreakpoint, WAIT_MS, waitForOutput } from '../../helpers/outcomes.js';
-import { loaded } from '../../helpers/sessions.js';
+import { loadedWithForks } from '../../helpers/sessions.js';
 
 async function forkcrash(mode: 'parent' | 'child' | 'both'): Promise<Session> {
-  const session = await loaded('forkcrash');
-  await configureForks(session, mode);
-  return session;
+  return loadedWithForks('forkcrash', mode);
 }
 
 describe('forks', () => {

@@ -27,7 +27,7 @@ describe('mi3 fallback', () => {
     } finally {
       await backend.close();
     }
-    const manager = new SessionManager({ gdbPath: wrapper, idleTimeoutMs: 0 });
+    const manager = new SessionManager({ backends: { paths: { gdb: wrapper } }, idleTimeoutMs: 0 });
     try {
       const { session } = await manager.launch({ program: fixture('crash'), args: ['segv'] });
       const out = await session.run({ action: 'run', startMode: 'none', timeoutMs: 10_000 });

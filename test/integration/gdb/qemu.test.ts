@@ -12,10 +12,9 @@ import {
   type ViewRequest,
 } from '../../../src/session/evidence.js';
 import type { Session } from '../../../src/session/session.js';
-import { openTarget } from '../../../src/session/sessionTargets.js';
 import { expectStopped, insertBreakpoint, WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
-import { newManager } from '../../helpers/sessions.js';
+import { newManager, openTarget } from '../../helpers/sessions.js';
 import { freePort, requireBuilt, requireTool, startProcess } from '../../helpers/targets.js';
 
 const SYSROOT = '/usr/aarch64-linux-gnu';
@@ -60,7 +59,7 @@ describe('QEMU user mode (AArch64)', () => {
     expect(warnings).toContain('AArch64 program: debugging it with gdb-multiarch');
     expect(session.backend.info.version).toMatch(/GNU gdb/);
     expectStopped(outcome ?? { kind: 'running' }, 'the connect');
-    const bp = await insertBreakpoint(session, { kind: 'breakpoint', location: 'update' });
+    const bp = await insertBreakpoint(session, { kind: 'breakpoint', location: { function: 'update' } });
     const hit = expectStopped(await session.run({ action: 'continue', timeoutMs: WAIT_MS }));
     expect(hit.stop).toMatchObject({ reason: 'breakpoint-hit', breakpoint: bp.number });
     const frames = await session.query(['stopped'], 'stack', (b) => b.stack({ withArgs: true }));
@@ -72,7 +71,9 @@ describe('QEMU user mode (AArch64)', () => {
     expect(names).not.toContain('v0');
     const pc = regs.registers.find((r) => r.name === 'pc')?.value;
     expect(pc).toBe(hit.stop.frame?.address?.replace(/^0x0+/, '0x'));
-    const code = await session.query(['stopped'], 'disassemble', (b) => b.disassemble({ function: 'update' }));
+    const { instructions: code } = await session.query(['stopped'], 'disassemble', (b) =>
+      b.disassemble({ span: { function: 'update' } }),
+    );
     // A64 mnemonics and registers, not x86's.
     expect(code.map((i) => i.instruction).join('\n')).toMatch(/\bldr\s+w\d+, \[sp/);
     expect(code.some((i) => /%[re]?[a-d]x/.test(i.instruction))).toBe(false);
@@ -96,14 +97,16 @@ describe('QEMU user mode (AArch64)', () => {
       sysroot: SYSROOT,
       timeoutMs: WAIT_MS,
     });
-    await insertBreakpoint(session, { kind: 'breakpoint', location: 'main' });
+    await insertBreakpoint(session, { kind: 'breakpoint', location: { function: 'main' } });
     const atMain = expectStopped(await session.run({ action: 'continue', timeoutMs: WAIT_MS }));
     expect(atMain.stop.frame?.function).toBe('main');
     const libs = await view<LibrariesViewData>(session, { view: 'libraries' });
     const libc = libs.libraries.find((l) => /libc\.so\.6$/.test(l.path));
     expect(libc?.symbolsLoaded).toBe(true);
     // GDB read the AArch64 libc from the sysroot (the host's /lib/libc.so.6 is x86-64).
-    const info = await session.mutate(['stopped'], 'list libraries', (b) => b.command('info sharedlibrary', {}));
+    const info = await session.mutate(['stopped'], 'list libraries', (b) =>
+      b.command('info sharedlibrary', { policy: 'full' }),
+    );
     expect(info.output).toContain(`${SYSROOT}/lib/libc.so.6`);
   });
 });

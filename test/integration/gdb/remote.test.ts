@@ -3,10 +3,9 @@
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { type CrashViewData, gatherView } from '../../../src/session/evidence.js';
-import { openTarget } from '../../../src/session/sessionTargets.js';
 import { expectExited, expectStopped, failure, WAIT_MS, waitForPhase } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
-import { newManager } from '../../helpers/sessions.js';
+import { newManager, openTarget } from '../../helpers/sessions.js';
 import { freePort, printed, requireTool, startProcess, traceState, waitUntil } from '../../helpers/targets.js';
 
 /** gdbserver on a free loopback port: `--once` with a program and its arguments, or `--multi`. */

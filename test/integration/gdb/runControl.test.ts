@@ -102,14 +102,14 @@ describe('run control', () => {
 
     // From inside square, `until LOCATION` also stops when the current frame returns.
     const returned = expectStopped(
-      await s.run({ action: 'until', options: { location: `loop.c:${PRINT}` }, ...wait }),
+      await s.run({ action: 'until', options: { location: { file: 'loop.c', line: PRINT } }, ...wait }),
       'until a line in the caller',
     );
     expect(returned.stop.reason).toBe('location-reached');
     expect(returned.stop.frame).toMatchObject({ function: 'main', line: LOOP_BODY });
 
     const advanced = expectStopped(
-      await s.run({ action: 'advance', options: { location: String(RETURN) }, ...wait }),
+      await s.run({ action: 'advance', options: { location: { spec: String(RETURN) } }, ...wait }),
       'advance to the return',
     );
     expect(advanced.stop.reason).toBe('location-reached');

@@ -21,7 +21,7 @@ async function startReading(name: string) {
 describe('program terminal', () => {
   it('stdin reaches the program, and EOF ends its input', async () => {
     const s = await startReading('stdin_echo');
-    await s.backend.writeStdin('a\n');
+    await s.backend.writeStdin('a\n', Date.now() + 5000);
     await waitForOutput(s, 'got:a\n');
     await s.backend.sendEof();
     await waitForPhase(s, ['exited']);
@@ -32,7 +32,7 @@ describe('program terminal', () => {
 
   it('EOF after a partial line hands over the line and then ends input', async () => {
     const s = await startReading('stdin_echo');
-    await s.backend.writeStdin('partial');
+    await s.backend.writeStdin('partial', Date.now() + 5000);
     await s.backend.sendEof();
     await waitForPhase(s, ['exited']);
     expect(await waitForOutput(s, 'eof after 1 lines\n')).toBe('got:partialeof after 1 lines\n');
@@ -40,7 +40,7 @@ describe('program terminal', () => {
 
   it('a crash triggered through stdin stops with SIGSEGV at the bad write', async () => {
     const s = await startReading('stdin_echo');
-    await s.backend.writeStdin('one\ncrash\n');
+    await s.backend.writeStdin('one\ncrash\n', Date.now() + 5000);
     await waitForPhase(s, ['stopped', 'exited', 'dead']);
     const state = s.snapshot.state;
     if (state.phase !== 'stopped') throw new Error(`expected a stop, got ${JSON.stringify(state)}`);
@@ -53,7 +53,7 @@ describe('program terminal', () => {
 
   it('what is written to stdin is not echoed into the output', async () => {
     const s = await startReading('stdin_echo');
-    await s.backend.writeStdin('x\n');
+    await s.backend.writeStdin('x\n', Date.now() + 5000);
     await waitForOutput(s, 'got:x\n');
     await s.backend.sendEof();
     await waitForPhase(s, ['exited']);
@@ -110,7 +110,7 @@ describe('program terminal', () => {
   it('stdin written while the program is stopped is read after it resumes', async () => {
     const s = await loaded('stdin_echo');
     expectStopped(await s.run({ action: 'run', startMode: 'main', ...wait }), 'run to main');
-    await s.backend.writeStdin('early\n');
+    await s.backend.writeStdin('early\n', Date.now() + 5000);
     await s.backend.sendEof();
     const exit = expectExited(await s.run({ action: 'continue', ...wait }), 'continue to the end');
     expect(exit.code).toBe(0);

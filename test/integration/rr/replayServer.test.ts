@@ -66,41 +66,50 @@ describe('replay server', () => {
 describe('replay session', () => {
   it('connects, loads symbols, runs forwards and closes everything, with gdbserver standing in for rr', async () => {
     const { SessionManager } = await import('../../../src/session/sessionManager.js');
-    const { openReplay } = await import('../../../src/session/sessionReplay.js');
+    const { RrBackend } = await import('../../../src/backends/rr/rrBackend.js');
+    const { GdbBackend } = await import('../../../src/backends/gdb/gdbBackend.js');
     const gdbserver = findOnPath(['gdbserver']) as string;
     const manager = new SessionManager({ idleTimeoutMs: 0 });
     let serverPid: number | undefined;
     try {
-      const opened = await openReplay(
-        manager,
+      const opened = await manager.open(
+        'rr',
+        { kind: 'replay', trace: '/stand-in', program: { program: fixture('crash'), args: [] } },
         {
-          kind: 'replay',
-          trace: '/stand-in',
-          rrPath: findOnPath(['rr']) as string,
           timeoutMs: 10_000,
-          load: { program: fixture('crash'), args: [] },
-        },
-        undefined,
-        async (env) => {
-          const server = await spawnReplayServer({
-            file: gdbserver,
-            args: ['--no-startup-with-shell', '127.0.0.1:0', fixture('crash'), 'segv'],
-            env,
-            timeoutMs: 10_000,
-            announcement: (text) => {
-              const port = /Listening on port (\d+)/.exec(text)?.[1];
-              return port ? { address: `127.0.0.1:${port}` } : undefined;
-            },
-            failure: (text) => new DebuggerError('backend_unavailable', text),
-          });
-          serverPid = server.pid;
-          return server;
+          backend: async (options) =>
+            new RrBackend(
+              await GdbBackend.launch({
+                env: childEnvironment(process.env),
+                ...(options.paths.gdb ? { gdbPath: options.paths.gdb } : {}),
+              }),
+              {
+                rrPath: findOnPath(['rr']) as string,
+                env: childEnvironment(process.env),
+                timeoutMs: 10_000,
+                startServer: async ({ env }) => {
+                  const server = await spawnReplayServer({
+                    file: gdbserver,
+                    args: ['--no-startup-with-shell', '127.0.0.1:0', fixture('crash'), 'segv'],
+                    env,
+                    timeoutMs: 10_000,
+                    announcement: (text) => {
+                      const port = /Listening on port (\d+)/.exec(text)?.[1];
+                      return port ? { address: `127.0.0.1:${port}` } : undefined;
+                    },
+                    failure: (text) => new DebuggerError('backend_unavailable', text),
+                  });
+                  serverPid = server.pid;
+                  return server;
+                },
+              },
+            ),
         },
       );
       const { session } = opened;
       expect(opened.outcome?.kind).toBe('stopped');
       expect(session.target.kind).toBe('replay');
-      expect(session.reversible).toBe(true);
+      expect(session.capabilities.reverse).toBe('always');
       const crashed = await session.run({ action: 'continue', timeoutMs: 10_000 });
       expect(crashed).toMatchObject({
         kind: 'stopped',

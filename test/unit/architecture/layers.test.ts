@@ -3,6 +3,10 @@
 // A module imports its own layer or a lower one. At the bottom, model imports nothing but
 // itself, util nothing but itself, process only itself and util. src/main.ts and src/cli/ are
 // entry points and may import anything; nothing else may import them.
+//
+// And the seam: server/ and session/ know two files of backends/ (debuggerBackend.ts, the
+// interface, and registry.ts, the factory), and no debugger's words: no GDB command or MI name,
+// no glibc internal. The server never reaches past a session's methods to its backend.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -124,12 +128,87 @@ describe('layering of src/', () => {
   });
 
   it('the import scanner sees every form of import in the real sources', () => {
-    // gdbBackend.ts uses inline `import('…').Type`; if the scanner missed it, the check above would be blind.
+    // viewTypes.ts… every form must be seen, or the checks here would be blind. The real sources
+    // use `from`; the scanner's other forms are pinned by the checker's own test below.
     const files = sourceFiles(srcDir);
     const backend = files.get('backends/gdb/gdbBackend.ts') ?? '';
-    expect(importsOf(backend)).toContain('../../protocols/mi/miRecords.js');
+    expect(importsOf(backend)).toContain('../../protocols/mi/miConnection.js');
+  });
+
+  it('server/ and session/ import only the interface and the registry from backends/', () => {
+    const breaches = seamViolations(sourceFiles(srcDir));
+    expect(breaches, `past the seam:\n${breaches.join('\n')}`).toEqual([]);
+  });
+
+  it('no GDB command, MI name or glibc internal appears above backends/', () => {
+    const leaks = debuggerWords(sourceFiles(srcDir));
+    expect(leaks, `debugger words above backends/:\n${leaks.join('\n')}`).toEqual([]);
   });
 });
+
+const SEAM = new Set(['backends/debuggerBackend.ts', 'backends/registry.ts']);
+
+/** Imports of server/ and session/ files that reach into backends/ past the interface and the registry. */
+function seamViolations(files: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, source] of files) {
+    const from = layerOf(file);
+    if (from !== 'server' && from !== 'session') continue;
+    for (const spec of importsOf(source)) {
+      if (!spec.startsWith('.')) continue;
+      const target = relative(srcDir, resolve(srcDir, dirname(file), spec))
+        .split(sep)
+        .join('/')
+        .replace(/\.js$/, '.ts');
+      if (target.startsWith('backends/') && !SEAM.has(target)) out.push(`src/${file}: import '${spec}'`);
+    }
+    // The server talks to sessions through their methods, never to the backend behind one.
+    if (from === 'server') {
+      const code = stripComments(source);
+      for (const m of code.matchAll(/[sS]ession\??\.(backend)\b|\.(query|mutate)\(/g)) {
+        out.push(`src/${file}: uses session.${m[1] ?? m[2]}`);
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Words of a debugger's own language in code above backends/: MI operations, GDB convenience
+ * registers, CLI commands, glibc's struct fields and symbols. Text meant for people (tool and
+ * field descriptions, the guide, the prompts) may show GDB syntax as examples, so string
+ * arguments of `.describe(` and `description:` fields are left out, as are guide.ts and prompts.ts.
+ */
+const DEBUGGER_WORDS: readonly [RegExp, string][] = [
+  [/['"`]-(exec|data|stack|break|var|thread|target|file|gdb|interpreter)-[a-z-]+/, 'an MI command'],
+  [/\bsend\(\s*['"`](exec|data|stack|break|var|target|file|gdb|interpreter)-/, 'an MI command'],
+  [/\$(pc|sp|fp|rip|rsp|_siginfo|_exitcode)\b/, 'a GDB convenience variable or register'],
+  [
+    /['"`](info (symbol|frame|record|sharedlibrary|registers|threads|proc)|source \/|list \S+:|shell |starti\b|advance |record (full|stop)|when-ticks|when['"`])/,
+    'a GDB CLI command',
+  ],
+  [/__data\.__owner|__abort_msg|pthread_mutex_t|__lll_lock_wait/, 'a glibc internal'],
+  [/instanceof\s+Gdb|GdbBackend|['"`]i1['"`]/, 'the GDB backend by name'],
+  [/\bLWP \(\\d|\/LWP/, 'GDB target-id parsing'],
+];
+
+function debuggerWords(files: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, source] of files) {
+    const layer = layerOf(file);
+    if (layer !== 'server' && layer !== 'session') continue;
+    if (file === 'server/guide.ts' || file === 'server/prompts.ts') continue;
+    const code = stripComments(source)
+      .replace(/\.describe\(\s*(['"`])(?:\\.|(?!\1)[\s\S])*\1/g, '.describe(')
+      .replace(/description:\s*(['"`])(?:\\.|(?!\1)[\s\S])*\1/g, 'description:');
+    code.split('\n').forEach((line, i) => {
+      for (const [re, what] of DEBUGGER_WORDS) {
+        if (re.test(line)) out.push(`src/${file}:${i + 1}: ${what}: ${line.trim()}`);
+      }
+    });
+  }
+  return out;
+}
 
 describe('the checker itself', () => {
   const fake = new Map<string, string>([
@@ -152,6 +231,43 @@ describe('the checker itself', () => {
     ['stray.ts', ''],
     ['util/outside.ts', "import { fixture } from '../../test/helpers/paths.js';"],
   ]);
+
+  it('finds imports past the seam and the server reaching for a backend', () => {
+    const found = seamViolations(
+      new Map([
+        ['server/a.ts', "import { GdbBackend } from '../backends/gdb/gdbBackend.js';"],
+        ['server/b.ts', "import { createBackend } from '../backends/registry.js';\nconst x = session.backend.info;"],
+        ['session/c.ts', "import type { DebuggerBackend } from '../backends/debuggerBackend.js';"],
+        ['server/d.ts', "await session.query(['stopped'], 'x', (b) => b.stack({}));"],
+      ]),
+    );
+    expect(found).toEqual([
+      "src/server/a.ts: import '../backends/gdb/gdbBackend.js'",
+      'src/server/b.ts: uses session.backend',
+      'src/server/d.ts: uses session.query',
+    ]);
+  });
+
+  it('finds debugger words in code, not in descriptions', () => {
+    const found = debuggerWords(
+      new Map([
+        ['server/a.ts', "await evaluate('$pc', sel);"],
+        ['session/b.ts', "const owner = '((pthread_mutex_t *) a)->__data.__owner';"],
+        ['server/c.ts', "send('exec-continue', []);\nconst n = 'info symbol 0x1';\nconst m = 'list breakpoints';"],
+        [
+          'server/d.ts',
+          "const s = z.string().describe('Address: 0x401000, $pc-16.');\nconst t = { description: 'info frame' };",
+        ],
+        ['server/guide.ts', 'const guide = `$pc and info frame`;'],
+      ]),
+    );
+    expect(found.map((f) => f.split(': ')[0])).toEqual([
+      'src/server/a.ts:1',
+      'src/session/b.ts:1',
+      'src/server/c.ts:1',
+      'src/server/c.ts:2',
+    ]);
+  });
 
   it('reports exactly the breaches, with file and import', () => {
     const found = findViolations(fake).map((v) => `${v.file} ${v.import}`);

@@ -4,13 +4,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { generalRegisterCount } from '../../../src/backends/gdb/gdbBackend.js';
+import { generalRegisterCount } from '../../../src/backends/gdb/gdbInspection.js';
+import { coreCheck } from '../../../src/backends/gdb/gdbTargetDoctor.js';
 import { explainAttachFailure, explainConnectFailure } from '../../../src/backends/gdb/gdbTargets.js';
-import { coreCheck } from '../../../src/backends/targetDoctor.js';
-import { checkTargetArgs } from '../../../src/server/tools/startTargets.js';
+import { checkTargetArgs } from '../../../src/server/tools/startTarget.js';
 import type { SessionTarget } from '../../../src/session/session.js';
 import { initialSnapshot, type SessionEvent, transition } from '../../../src/session/sessionState.js';
-import { refusedRun } from '../../../src/session/sessionTargets.js';
+import { refusedRun } from '../../../src/session/targetRules.js';
 import { checkCoreFile } from '../../../src/util/elfCore.js';
 import { tempDir } from '../../helpers/targets.js';
 

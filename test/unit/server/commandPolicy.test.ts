@@ -1,7 +1,7 @@
 // Which raw commands dbg_command refuses, and which it sends to the background: GDB's own
 // abbreviation rules (a unique prefix, or an alias) apply, so the checks must too.
 import { describe, expect, it } from 'vitest';
-import { backgrounded, refusal } from '../../../src/server/tools/command.js';
+import { backgrounded, refusal } from '../../../src/backends/gdb/gdbCommand.js';
 
 describe('dbg_command policy', () => {
   it('refuses every abbreviation GDB accepts for a refused command', () => {

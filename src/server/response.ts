@@ -1,14 +1,16 @@
-// The one answer builder: structuredContent (typed data + the session's state and stop id), a
-// short text rendering, and isError with a stable code for failures the agent can act on.
+// The one answer builder: structuredContent (the tool's typed data, the session's state and stop
+// id, warnings, the evidence contract's version), a short text rendering, and isError with a
+// stable code for failures the agent can act on.
 
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Session } from '../session/session.js';
 import type { DebuggerError } from '../util/errors.js';
-import { sessionWire, type Wire } from './wire.js';
+import { EVIDENCE_VERSION } from './answers/shapes.js';
+import { sessionWire } from './wire.js';
 
-export interface Answer {
-  /** Tool-specific structured data (snake_case, compact). */
-  data: Wire;
+export interface Answer<T extends object = Record<string, unknown>> {
+  /** Tool-specific structured data (snake_case, compact), typed by the tool's output shape. */
+  data: T;
   /** Tool-specific text, one thought per line. */
   text: string;
   /** The session the answer is about, for the state line. */
@@ -31,10 +33,11 @@ export function fitText(text: string, budget: number): string {
   return `${kept}\n[… ${text.length - kept.length} more characters cut at the ${budget}-character answer budget: ask for a narrower view]`;
 }
 
-export function success(answer: Answer, budget: number): CallToolResult {
-  const structured: Wire = { ...answer.data };
+export function success(answer: Answer<object>, budget: number): CallToolResult {
+  const structured: Record<string, unknown> = { ...answer.data };
   if (answer.session) structured['session'] = sessionWire(answer.session);
   if (answer.warnings && answer.warnings.length > 0) structured['warnings'] = answer.warnings;
+  structured['evidence_version'] = EVIDENCE_VERSION;
   const lines = [stateLine(answer.session), answer.text, ...(answer.warnings ?? []).map((w) => `warning: ${w}`)].filter(
     (l) => l !== '',
   );
@@ -45,10 +48,11 @@ export function success(answer: Answer, budget: number): CallToolResult {
 }
 
 export function failure(error: DebuggerError, session?: Session): CallToolResult {
-  const structured: Wire = {
+  const structured: Record<string, unknown> = {
     error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) },
   };
   if (session) structured['session'] = sessionWire(session);
+  structured['evidence_version'] = EVIDENCE_VERSION;
   const head = stateLine(session);
   return {
     content: [{ type: 'text', text: `${head ? `${head}\n` : ''}error (${error.code}): ${error.message}` }],

@@ -3,10 +3,10 @@
 
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { childEnvironment } from '../process/childEnvironment.js';
-import { findOnPath } from '../util/which.js';
-import type { DoctorCheck, DoctorOptions } from './doctor.js';
-import { gdbKnowsArchitecture } from './gdb/gdbTargets.js';
+import { childEnvironment } from '../../process/childEnvironment.js';
+import { findOnPath } from '../../util/which.js';
+import type { DoctorCheck } from '../debuggerBackend.js';
+import { gdbKnowsArchitecture } from './gdbTargets.js';
 
 /** The first line a tool prints for --version, or undefined when it does not run. */
 function versionOf(file: string): Promise<string | undefined> {
@@ -39,8 +39,9 @@ export function coreCheck(pattern: string | undefined): DoctorCheck {
   };
 }
 
-export async function targetChecks(options: DoctorOptions): Promise<DoctorCheck[]> {
-  const env = childEnvironment(process.env, options.passthroughEnv);
+export async function gdbTargetChecks(gdbPath: string, passthroughEnv?: readonly string[]): Promise<DoctorCheck[]> {
+  const options = { gdbPath };
+  const env = childEnvironment(process.env, passthroughEnv);
   const gdbserver = findOnPath(['gdbserver']);
   const qemu = findOnPath(['qemu-aarch64']);
   const multiarch = findOnPath(['gdb-multiarch']);

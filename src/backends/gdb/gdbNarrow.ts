@@ -1,6 +1,7 @@
 // The one place where GDB/MI field names ('thread-id', 'bkptno', 'fullname'…) are read: MI
 // tuples in, the camelCase model out. Everything MI gives is a string; numbers are parsed here,
-// and a field that is missing or malformed is left out rather than guessed.
+// and a field that is missing or malformed is left out rather than guessed. It lives beside the
+// GDB backend because what it reads is GDB's behaviour (which fields, in which versions), not MI's.
 
 import type {
   Breakpoint,
@@ -10,12 +11,13 @@ import type {
   Instruction,
   Library,
   MemoryBlock,
+  Register,
   StopEvent,
   StopReason,
   Thread,
   Variable,
 } from '../../model/model.js';
-import type { MiTuple, MiValue } from './miRecords.js';
+import type { MiTuple, MiValue } from '../../protocols/mi/miRecords.js';
 
 export function miString(t: MiTuple | undefined, key: string): string | undefined {
   const v = t?.[key];
@@ -97,12 +99,20 @@ export function narrowStackArgs(results: MiTuple): Map<number, Variable[]> {
   return byLevel;
 }
 
+/** The OS thread id in GDB's target id: "Thread 0x7ffff7d8a740 (LWP 1234)", "LWP 1234", "process 1234". */
+export function osThreadOf(targetId: string | undefined): number | undefined {
+  const m = /\b(?:LWP|process) (\d+)/.exec(targetId ?? '');
+  return m?.[1] === undefined ? undefined : Number(m[1]);
+}
+
 export function narrowThreads(results: MiTuple): { threads: Thread[]; currentThreadId?: number } {
   const threads = tuples(miList(results, 'threads')).map((t) => {
     const state = miString(t, 'state');
+    const targetId = miString(t, 'target-id');
     return defined({
       id: miInt(t, 'id') ?? 0,
-      targetId: miString(t, 'target-id'),
+      targetId,
+      osThreadId: osThreadOf(targetId),
       name: miString(t, 'name'),
       state: state === 'stopped' || state === 'running' ? state : ('unknown' as const),
       core: miInt(t, 'core'),
@@ -295,4 +305,93 @@ export function narrowDisassembly(results: MiTuple): Instruction[] {
     }
   }
   return out;
+}
+
+// ---- the small answers and notifications ------------------------------------------------
+
+/** `*running,thread-id="all"` or `thread-id="3"`. */
+export function narrowRunning(results: MiTuple): 'all' | number {
+  const id = miString(results, 'thread-id');
+  return id === undefined || id === 'all' ? 'all' : Number(id);
+}
+
+/** `=thread-group-started,id="i1",pid="1234"`. */
+export function narrowGroupStarted(r: MiTuple): { group: string; pid: number | undefined } {
+  return { group: miString(r, 'id') ?? 'i1', pid: miInt(r, 'pid') };
+}
+
+/** `=thread-group-exited,id="i1",exit-code="03"` (octal, absent when killed). */
+export function narrowGroupExited(r: MiTuple): { group: string; code?: number } {
+  const raw = miString(r, 'exit-code');
+  return { group: miString(r, 'id') ?? 'i1', ...(raw === undefined ? {} : { code: Number.parseInt(raw, 8) }) };
+}
+
+/** `=thread-created,id="2",group-id="i1"` (and thread-exited). */
+export function narrowThreadNotice(r: MiTuple): { id: number; group: string } | undefined {
+  const id = miInt(r, 'id');
+  return id === undefined ? undefined : { id, group: miString(r, 'group-id') ?? 'i1' };
+}
+
+/** `=library-unloaded,id=…,target-name=…`. */
+export function narrowUnloadedLibrary(r: MiTuple): string {
+  return miString(r, 'target-name') ?? miString(r, 'id') ?? '?';
+}
+
+/** `bkpt={…}` of `=breakpoint-created` / `-modified` and of a `-break-insert` answer. */
+export function narrowBreakpointResult(r: MiTuple): Breakpoint | undefined {
+  const bkpt = miTuple(r, 'bkpt');
+  return bkpt ? narrowBreakpoint(bkpt) : undefined;
+}
+
+/** `=breakpoint-deleted,id="3"`. */
+export function narrowDeletedBreakpoint(r: MiTuple): string | undefined {
+  return miString(r, 'id');
+}
+
+/** The number of the watchpoint a `-break-watch` made (`wpt`, `hw-rwpt` or `hw-awpt`). */
+export function narrowWatchNumber(r: MiTuple): string | undefined {
+  return miString(miTuple(r, 'wpt') ?? miTuple(r, 'hw-rwpt') ?? miTuple(r, 'hw-awpt'), 'number');
+}
+
+/** `value="…"` of -data-evaluate-expression and -var-evaluate-expression. */
+export function narrowValue(r: MiTuple): string {
+  return miString(r, 'value') ?? '';
+}
+
+/** `depth="12"` of -stack-info-depth. */
+export function narrowDepth(r: MiTuple): number {
+  return miInt(r, 'depth') ?? 0;
+}
+
+/** `name="var1"` of -var-create. */
+export function narrowVarName(r: MiTuple): string | undefined {
+  return miString(r, 'name');
+}
+
+/** `variables=[…]` of -stack-list-variables. */
+export function narrowFrameVariables(r: MiTuple): Variable[] {
+  return narrowVariables(miList(r, 'variables'));
+}
+
+/** `register-names=[…]`: by number, '' for the numbers GDB leaves unnamed. */
+export function narrowRegisterNames(r: MiTuple): string[] {
+  return miList(r, 'register-names').map((n) => (typeof n === 'string' ? n : ''));
+}
+
+/** `register-values=[{number,value},…]`, named from the list above. */
+export function narrowRegisterValues(r: MiTuple, names: readonly string[]): Register[] {
+  return tuples(miList(r, 'register-values')).map((v) => {
+    const number = miInt(v, 'number') ?? -1;
+    return { number, name: names[number] ?? String(number), value: miString(v, 'value') ?? '' };
+  });
+}
+
+/** `shared-libraries=[…]` of -file-list-shared-libraries. */
+export function narrowLibraries(r: MiTuple): Library[] {
+  return tuples(miList(r, 'shared-libraries')).map(narrowLibrary);
+}
+
+/** The frame a `-target-select core` answer names. */
+export function narrowSelectedFrame(r: MiTuple): Frame | undefined {
+  return narrowFrame(miTuple(r, 'frame'));
 }

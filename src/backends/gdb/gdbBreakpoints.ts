@@ -1,0 +1,187 @@
+// Breakpoints, watchpoints, catchpoints and dprintf. MI where it has the command; the CLI where it
+// has not (watch -location, most catchpoints, dprintf), reading back what the command created.
+
+import type { Breakpoint } from '../../model/model.js';
+import {
+  breakAfter,
+  breakChange,
+  breakCondition,
+  breakInsert,
+  breakList,
+  breakWatch,
+  catchException,
+  catchLibrary,
+} from '../../protocols/mi/commands/breakpoint.js';
+import { assertSingleLine } from '../../protocols/mi/miCommand.js';
+import type { MiCommandResult } from '../../protocols/mi/miConnection.js';
+import { DebuggerError } from '../../util/errors.js';
+import type { BreakpointChange, BreakpointSpec, CatchEvent, SetBreakpoint } from '../debuggerBackend.js';
+import type { GdbContext } from './gdbContext.js';
+import { explainBreakpointFailure } from './gdbErrors.js';
+import { gdbLocation } from './gdbLocation.js';
+import { narrowBreakpointResult, narrowBreakpointTable, narrowWatchNumber } from './gdbNarrow.js';
+
+export async function listBreakpoints(g: GdbContext, signal?: AbortSignal): Promise<Breakpoint[]> {
+  return narrowBreakpointTable((await breakList(g.mi, { signal })).results);
+}
+
+/** GDB names a watchpoint "hw watchpoint" when the CPU's debug registers watch it, "watchpoint" when it single-steps. */
+function watchWarnings(bp: Breakpoint): string[] {
+  if (bp.type === 'watchpoint') {
+    return [
+      `watchpoint ${bp.number} is a software watchpoint: the program runs one instruction at a time while it is set, very slowly`,
+    ];
+  }
+  return [];
+}
+
+export async function insertBreakpoint(
+  g: GdbContext,
+  spec: BreakpointSpec,
+  signal?: AbortSignal,
+): Promise<SetBreakpoint> {
+  try {
+    const breakpoint = await insert(g, spec, signal);
+    return { breakpoint, warnings: spec.kind === 'watchpoint' ? watchWarnings(breakpoint) : [] };
+  } catch (e) {
+    throw explainBreakpointFailure(e);
+  }
+}
+
+async function insert(g: GdbContext, spec: BreakpointSpec, signal?: AbortSignal): Promise<Breakpoint> {
+  switch (spec.kind) {
+    case 'breakpoint': {
+      const r = await breakInsert(
+        g.mi,
+        {
+          location: gdbLocation(spec.location),
+          temporary: spec.temporary,
+          hardware: spec.hardware,
+          disabled: spec.disabled,
+          condition: spec.condition,
+          ignoreCount: spec.ignoreCount,
+          thread: spec.threadId,
+        },
+        { signal },
+      );
+      return firstBreakpoint(r);
+    }
+    case 'watchpoint': {
+      let bp: Breakpoint;
+      if (spec.location) {
+        // MI's -break-watch has no -location; the CLI form does.
+        assertSingleLine(spec.expression, 'expression');
+        const verb = spec.access === 'read' ? 'rwatch' : spec.access === 'access' ? 'awatch' : 'watch';
+        bp = await viaCli(g, `${verb} -location ${spec.expression}`, signal);
+      } else {
+        const r = await breakWatch(g.mi, { expression: spec.expression, access: spec.access ?? 'write' }, { signal });
+        const number = narrowWatchNumber(r.results);
+        bp = (await listBreakpoints(g, signal)).find((b) => b.number === number) ?? {
+          number: number ?? '?',
+          type: 'watchpoint',
+          enabled: true,
+          temporary: false,
+          pending: false,
+          hits: 0,
+          what: spec.expression,
+          locations: [],
+        };
+      }
+      if (spec.condition) {
+        await breakCondition(g.mi, { number: bp.number, condition: spec.condition }, { signal });
+        bp.condition = spec.condition;
+      }
+      return bp;
+    }
+    case 'catchpoint':
+      return insertCatchpoint(g, spec.event, spec.filter, spec.temporary ?? false, signal);
+    case 'dprintf': {
+      // Through the CLI: -dprintf-insert re-escapes its format, so "\n" could never mean a
+      // newline; the CLI reads the format as a C string literal, as a person writes it.
+      const location = gdbLocation(spec.location);
+      assertSingleLine(spec.format, 'format');
+      if (/(^|[^\\])(\\\\)*"/.test(spec.format)) {
+        throw new DebuggerError(
+          'invalid_argument',
+          'format: escape double quotes as \\" (it is the body of a C string literal)',
+        );
+      }
+      if (/(^|[^\\])(\\\\)*\\$/.test(spec.format)) {
+        throw new DebuggerError('invalid_argument', 'format: ends with a lone backslash');
+      }
+      if (/,/.test(location))
+        throw new DebuggerError('invalid_argument', 'location: a dprintf location cannot contain a comma');
+      const extra = (spec.args ?? []).map((a, i) => {
+        assertSingleLine(a, `args[${i}]`);
+        return `,${a}`;
+      });
+      const bp = await viaCli(g, `dprintf ${location},"${spec.format}"${extra.join('')}`, signal);
+      if (spec.condition) {
+        await breakCondition(g.mi, { number: bp.number, condition: spec.condition }, { signal });
+        bp.condition = spec.condition;
+      }
+      return bp;
+    }
+  }
+}
+
+async function insertCatchpoint(
+  g: GdbContext,
+  event: CatchEvent,
+  filter: string | undefined,
+  temporary: boolean,
+  signal?: AbortSignal,
+): Promise<Breakpoint> {
+  if (filter !== undefined) {
+    assertSingleLine(filter, 'filter');
+    // Catchpoint filters are syscall names/numbers, signal names or a regexp for C++ types;
+    // they are written into CLI text, so nothing that could start another clause is allowed.
+    if (!/^[\w .,*+?^$|()[\]\\:-]*$/.test(filter)) {
+      throw new DebuggerError(
+        'invalid_argument',
+        `filter ${JSON.stringify(filter)} has characters a catchpoint filter cannot contain`,
+      );
+    }
+  }
+  if (event === 'throw' || event === 'catch' || event === 'rethrow') {
+    return firstBreakpoint(await catchException(g.mi, { event, temporary, regexp: filter }, { signal }));
+  }
+  if (event === 'load' || event === 'unload') {
+    return firstBreakpoint(await catchLibrary(g.mi, { event, temporary, regexp: filter ?? '.' }, { signal }));
+  }
+  const verb = temporary ? 'tcatch' : 'catch';
+  return viaCli(g, `${verb} ${event}${filter ? ` ${filter}` : ''}`, signal);
+}
+
+/** Runs a CLI command that creates one breakpoint and returns the breakpoint it created. */
+async function viaCli(g: GdbContext, text: string, signal?: AbortSignal): Promise<Breakpoint> {
+  const before = new Set((await listBreakpoints(g, signal)).map((b) => b.number));
+  await g.cli(text, { signal });
+  const created = (await listBreakpoints(g, signal)).filter((b) => !before.has(b.number));
+  const bp = created[created.length - 1];
+  if (!bp) throw new DebuggerError('debugger_error', `"${text}" created no breakpoint`);
+  return bp;
+}
+
+function firstBreakpoint(r: MiCommandResult): Breakpoint {
+  // mi3+ lists the locations of a multi-location breakpoint in the same answer.
+  const bp = narrowBreakpointResult(r.results);
+  if (!bp) throw new DebuggerError('debugger_error', 'the debugger answered without a breakpoint');
+  return bp;
+}
+
+export async function changeBreakpoints(g: GdbContext, change: BreakpointChange, signal?: AbortSignal): Promise<void> {
+  switch (change.op) {
+    case 'delete':
+    case 'enable':
+    case 'disable':
+      await breakChange(g.mi, change.op, change.numbers, { signal });
+      return;
+    case 'condition':
+      await breakCondition(g.mi, { number: change.number, condition: change.condition }, { signal });
+      return;
+    case 'ignore':
+      await breakAfter(g.mi, { number: change.number, count: change.count }, { signal });
+      return;
+  }
+}

@@ -1,0 +1,148 @@
+// Raw GDB CLI commands (dbg_command) and the rules they run under. Under every policy, commands
+// that would break the session itself are refused: end or detach the debugger behind the
+// session's back, speak on the debugger's own input and output (which carry the MI protocol),
+// read further lines from that input, or change the settings the backend depends on. Resuming
+// commands run in the background so an interrupt can still reach GDB.
+
+import { DebuggerError } from '../../util/errors.js';
+import type { CommandOptions, CommandOutput } from '../debuggerBackend.js';
+import type { GdbContext } from './gdbContext.js';
+
+interface Rule {
+  /** The command's full name. */
+  name: string;
+  /** Its shortest abbreviation GDB accepts (measured on GDB 13 with `help PREFIX`). */
+  min: string;
+  /** Other names GDB knows it by. */
+  aliases?: readonly string[];
+  /** Refused only when nothing follows the name (the bare form reads further lines). */
+  bareOnly?: boolean;
+  why: string;
+}
+
+const ENDS = 'would end the debugger under the session: use dbg_close';
+const LEAVES = 'would let the program go on outside the session: use dbg_close';
+const CHANNEL = "runs on the debugger's own input and output, which carry the MI protocol";
+const READS = "reads more lines from the debugger's input, which is the MI protocol channel";
+const TERMINAL = "the program's output must stay on its own terminal (dbg_io reads it)";
+const SETTING = 'the server depends on this setting';
+
+const COMMANDS: readonly Rule[] = [
+  { name: 'quit', min: 'q', aliases: ['exit'], why: ENDS },
+  { name: 'detach', min: 'det', why: LEAVES },
+  { name: 'disconnect', min: 'disc', why: LEAVES },
+  { name: 'kill', min: 'k', why: 'use dbg_run action=kill, so the session knows the program is gone' },
+  { name: 'attach', min: 'at', why: 'a session debugs one target: start another session for another process' },
+  { name: 'shell', min: 'she', aliases: ['!'], why: CHANNEL },
+  { name: 'pipe', min: 'pip', aliases: ['|'], why: CHANNEL },
+  { name: 'make', min: 'mak', why: CHANNEL },
+  { name: 'edit', min: 'ed', why: CHANNEL },
+  { name: 'interpreter-exec', min: 'interp', why: CHANNEL },
+  { name: 'new-ui', min: 'new', why: CHANNEL },
+  { name: 'tty', min: 'tt', why: TERMINAL },
+  { name: 'python', min: 'py', bareOnly: true, why: `${READS}: give the code on the same line` },
+  { name: 'python-interactive', min: 'python-', aliases: ['pi'], bareOnly: true, why: READS },
+  { name: 'guile', min: 'gu', bareOnly: true, why: `${READS}: give the code on the same line` },
+  { name: 'guile-repl', min: 'guile-', aliases: ['gr'], why: READS },
+  { name: 'define', min: 'define', why: READS },
+  { name: 'document', min: 'doc', why: READS },
+  { name: 'while', min: 'while', why: READS },
+  { name: 'if', min: 'if', why: READS },
+  { name: 'commands', min: 'comm', why: `${READS}: use dbg_breakpoints (condition, dprintf)` },
+];
+
+const SETTINGS: readonly Rule[] = [
+  { name: 'pagination', min: 'pa', why: SETTING },
+  { name: 'height', min: 'he', why: SETTING },
+  { name: 'width', min: 'wi', why: SETTING },
+  { name: 'confirm', min: 'con', why: SETTING },
+  { name: 'mi-async', min: 'mi', why: SETTING },
+  { name: 'target-async', min: 'target-a', why: SETTING },
+  { name: 'non-stop', min: 'n', why: SETTING },
+  { name: 'logging', min: 'lo', why: 'it would divert the console output this tool returns' },
+  { name: 'inferior-tty', min: 'inf', why: TERMINAL },
+  { name: 'may-call-functions', min: 'may-c', why: 'the server operator sets it (--inferior-calls)' },
+  { name: 'startup-with-shell', min: 'startup-w', why: 'program arguments stay literal, with no shell' },
+];
+
+/**
+ * Commands that resume the program. GDB reads no more MI input while one of them runs in the
+ * foreground (measured: -exec-interrupt waited until the program stopped by itself), so they are
+ * sent with `&` to run in the background, where dbg_run action=interrupt can still stop them.
+ */
+const RESUMING: readonly Rule[] = [
+  { name: 'run', min: 'r', why: '' },
+  { name: 'start', min: 'start', why: '' },
+  { name: 'starti', min: 'starti', why: '' },
+  { name: 'continue', min: 'c', aliases: ['fg'], why: '' },
+  { name: 'next', min: 'n', why: '' },
+  { name: 'step', min: 's', why: '' },
+  { name: 'stepi', min: 'stepi', aliases: ['si'], why: '' },
+  { name: 'nexti', min: 'nexti', aliases: ['ni'], why: '' },
+  { name: 'until', min: 'u', why: '' },
+  { name: 'advance', min: 'adv', why: '' },
+  { name: 'finish', min: 'fin', why: '' },
+  { name: 'jump', min: 'j', why: '' },
+  { name: 'signal', min: 'sig', why: '' },
+  { name: 'reverse-step', min: 'reverse-step', aliases: ['rs'], why: '' },
+  { name: 'reverse-next', min: 'reverse-next', aliases: ['rn'], why: '' },
+  { name: 'reverse-stepi', min: 'reverse-stepi', aliases: ['rsi'], why: '' },
+  { name: 'reverse-nexti', min: 'reverse-nexti', aliases: ['rni'], why: '' },
+  { name: 'reverse-continue', min: 'reverse-c', aliases: ['rc'], why: '' },
+  { name: 'reverse-finish', min: 'reverse-f', why: '' },
+];
+
+/** GDB's command-name characters; `!` and `|` are commands of one character. */
+const WORD = /^\s*([!|]|[A-Za-z0-9_.-]+)/;
+
+function matches(rule: Rule, word: string): boolean {
+  return (
+    rule.aliases?.includes(word) === true ||
+    (word.length >= rule.min.length && rule.name.startsWith(word) && word.startsWith(rule.min))
+  );
+}
+
+/** Why `command` is refused, or undefined when it may run. */
+export function refusal(command: string): string | undefined {
+  const first = WORD.exec(command);
+  if (!first?.[1]) return undefined;
+  const word = first[1];
+  const rest = command.slice(first[0].length);
+  if (word === 'set') {
+    const second = WORD.exec(rest)?.[1];
+    const rule = second === undefined ? undefined : SETTINGS.find((r) => matches(r, second));
+    return rule ? `set ${rule.name}: ${rule.why} (to assign a variable: set var NAME = VALUE)` : undefined;
+  }
+  const rule = COMMANDS.find((r) => matches(r, word));
+  if (!rule) return undefined;
+  if (rule.bareOnly && rest.trim() !== '') return undefined;
+  return `${rule.name}: ${rule.why}`;
+}
+
+/** `command` as sent: a resuming command runs in the background (see RESUMING). */
+export function backgrounded(command: string): string {
+  const word = WORD.exec(command)?.[1];
+  const trimmed = command.trimEnd();
+  if (word === undefined || trimmed.endsWith('&') || !RESUMING.some((r) => matches(r, word))) return command;
+  return `${trimmed} &`;
+}
+
+/** Runs one raw command under the policy; its console output back. */
+export async function runCommand(
+  g: GdbContext,
+  text: string,
+  options: CommandOptions,
+  signal?: AbortSignal,
+): Promise<CommandOutput> {
+  const why = refusal(text);
+  if (why)
+    throw new DebuggerError('invalid_argument', `refused: ${why}`, { fields: ['command'] }, { reason: 'policy' });
+  const limit = 256 * 1024;
+  const r = await g.cli(
+    backgrounded(text),
+    { signal, timeoutMs: options.timeoutMs, captureConsole: true, captureLimit: limit },
+    { threadId: options.threadId, frame: options.frame },
+  );
+  const output = r.console + (r.log && !r.log.startsWith(text) ? r.log : '');
+  return { output, truncated: r.console.length >= limit, resumed: r.class === 'running' };
+}

@@ -1,0 +1,166 @@
+// The GDB backend's doctor lines: gdb itself, MI, the program terminal, inferior calls, GDB's
+// process record and attach. Every check runs the real tool; nothing is inferred from a version.
+
+import { readFileSync } from 'node:fs';
+import { childEnvironment } from '../../process/childEnvironment.js';
+import { findOnPath } from '../../util/which.js';
+import type { DoctorCheck, DoctorOptions } from '../debuggerBackend.js';
+import { GdbBackend } from './gdbBackend.js';
+import { gdbTargetChecks } from './gdbTargetDoctor.js';
+
+function readProc(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/** A stopped /bin/true for a check: launched, stopped where `stopAt` says. */
+async function stoppedTrue(backend: GdbBackend, mode: 'entry' | '_exit'): Promise<void> {
+  const program = findOnPath(['true'], '/usr/bin:/bin');
+  if (!program) throw new Error('no /bin/true to test with');
+  await backend.open({ kind: 'launch', program: { program, args: [] } });
+  if (mode === '_exit') await backend.insertBreakpoint({ kind: 'breakpoint', location: { function: '_exit' } });
+  const stopped = nextStop(backend, 5000);
+  await backend.start(mode === 'entry' ? 'entry' : 'none');
+  if ((await stopped) !== 'stopped') throw new Error('the program did not stop');
+}
+
+async function gdbChecks(options: DoctorOptions & { gdbPath: string }): Promise<DoctorCheck[]> {
+  const checks: DoctorCheck[] = [];
+  const gdb = options.gdbPath.includes('/') ? options.gdbPath : findOnPath([options.gdbPath]);
+  if (!gdb) {
+    return [
+      {
+        name: 'gdb',
+        ok: false,
+        detail: `${options.gdbPath} not found on PATH`,
+        fix: 'apt-get install gdb (or --gdb PATH)',
+      },
+    ];
+  }
+  let backend: GdbBackend | undefined;
+  try {
+    backend = await GdbBackend.launch({
+      gdbPath: gdb,
+      env: childEnvironment(process.env, options.passthroughEnv),
+      allowInferiorCalls: true,
+    });
+    checks.push({ name: 'gdb', ok: true, detail: `${backend.info.version} (${gdb})` });
+    checks.push({
+      name: 'gdb/mi',
+      ok: true,
+      detail: backend.info.protocol === 'mi4' ? 'mi4' : `${backend.info.protocol} (mi4 refused; older gdb)`,
+    });
+    checks.push({ name: 'pty', ok: true, detail: 'programs get a terminal of their own' });
+    checks.push(await inferiorCallCheck(backend));
+    checks.push(await recordCheck(gdb, options));
+  } catch (e) {
+    checks.push({
+      name: 'gdb',
+      ok: false,
+      detail: (e as Error).message,
+      fix: 'install a working gdb (apt-get install gdb)',
+    });
+  } finally {
+    await backend?.close();
+  }
+  return checks;
+}
+
+/** Calls getpid() in a stopped /bin/true: some CPUs (AMX) make GDB 13 fail to restore registers. */
+async function inferiorCallCheck(backend: GdbBackend): Promise<DoctorCheck> {
+  const name = 'inferior calls';
+  try {
+    await stoppedTrue(backend, '_exit');
+    const value = await backend.evaluate('(int)getpid()', {});
+    return {
+      name,
+      ok: /^\d+$/.test(value),
+      detail: /^\d+$/.test(value)
+        ? 'possible (off unless --inferior-calls on)'
+        : `unexpected answer ${JSON.stringify(value)}`,
+    };
+  } catch (e) {
+    const message = (e as Error).message;
+    const why = /extended (register )?state/.test(message)
+      ? "this CPU's extended register state (e.g. AMX) cannot be written back by this gdb, so calling a function in the program fails"
+      : message;
+    return {
+      name,
+      ok: false,
+      detail: `not possible here: ${why}`,
+      fix: 'a newer gdb (14+) or another CPU; everything else works',
+    };
+  }
+}
+
+/** The next stop, exit or death of a backend, or undefined after `ms`. */
+export function nextStop(backend: GdbBackend, ms: number): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      off();
+      resolve(undefined);
+    }, ms);
+    const off = backend.subscribe((e) => {
+      if (e.type === 'stopped' || e.type === 'exited' || e.type === 'died') {
+        clearTimeout(timer);
+        off();
+        resolve(e.type);
+      }
+    });
+  });
+}
+
+/** Reverse execution with GDB's process record: record a few instructions, step one back. */
+async function recordCheck(gdb: string, options: DoctorOptions): Promise<DoctorCheck> {
+  const name = 'record full';
+  let backend: GdbBackend | undefined;
+  try {
+    backend = await GdbBackend.launch({ gdbPath: gdb, env: childEnvironment(process.env, options.passthroughEnv) });
+    await stoppedTrue(backend, 'entry');
+    await backend.startRecording();
+    let stopped = nextStop(backend, 5000);
+    await backend.resume('stepi', { count: 3 });
+    if ((await stopped) !== 'stopped') throw new Error('stepping under record did not stop');
+    stopped = nextStop(backend, 5000);
+    await backend.resume('stepi', { reverse: true });
+    if ((await stopped) !== 'stopped') throw new Error('reverse-stepi did not stop');
+    return { name, ok: true, detail: 'reverse execution works (dbg_start record=true; slow, for short runs)' };
+  } catch (e) {
+    return { name, ok: false, detail: `reverse execution failed: ${(e as Error).message}` };
+  } finally {
+    await backend?.close();
+  }
+}
+
+function ptraceCheck(): DoctorCheck {
+  const scope = readProc('/proc/sys/kernel/yama/ptrace_scope');
+  if (scope === undefined || scope === '0')
+    return { name: 'attach', ok: true, detail: `ptrace_scope=${scope ?? 'none (no Yama)'}` };
+  if (scope === '1') {
+    return {
+      name: 'attach',
+      ok: process.getuid?.() === 0,
+      detail: `ptrace_scope=1: only descendants can be attached${process.getuid?.() === 0 ? ' (root may attach anyway)' : ''}`,
+      fix: 'sysctl kernel.yama.ptrace_scope=0, or run as root',
+    };
+  }
+  return {
+    name: 'attach',
+    ok: false,
+    detail: `ptrace_scope=${scope}: attaching is restricted`,
+    fix: 'sysctl kernel.yama.ptrace_scope=0',
+  };
+}
+
+/** The GDB backend's lines: gdb, MI, terminal, inferior calls, record full, attach, remote targets. */
+export async function gdbDoctor(options: DoctorOptions): Promise<DoctorCheck[]> {
+  const gdbPath = options.paths['gdb'] ?? 'gdb';
+  const [gdb, targets] = await Promise.all([
+    gdbChecks({ ...options, gdbPath }),
+    gdbTargetChecks(gdbPath, options.passthroughEnv),
+  ]);
+  return [...gdb, ptraceCheck(), ...targets];
+}

@@ -1,0 +1,220 @@
+// The registry: every backend by kind, how to create one for a target, what each can do, its
+// doctor lines, and the services of a kind that are not a session (rr's recorder). Adding a
+// debugger is a folder under src/backends/ and one entry in FACTORIES below.
+
+import { childEnvironment } from '../process/childEnvironment.js';
+import type { TranscriptWriter } from '../protocols/mi/miConnection.js';
+import { DebuggerError } from '../util/errors.js';
+import { findOnPath } from '../util/which.js';
+import type {
+  BackendCapabilities,
+  BackendKind,
+  DebuggerBackend,
+  DoctorCheck,
+  DoctorOptions,
+  TargetSpec,
+} from './debuggerBackend.js';
+import { GDB_CAPABILITIES, GdbBackend } from './gdb/gdbBackend.js';
+import { gdbDoctor } from './gdb/gdbDoctor.js';
+import { chooseGdb, foreignArchitecture } from './gdb/gdbTargets.js';
+import { RR_CAPABILITIES, RrBackend } from './rr/rrBackend.js';
+import { rrDoctor } from './rr/rrDoctor.js';
+import { type RrRecording, recordWithRr } from './rr/rrRecord.js';
+import { defaultTraceRoot, listTraces, type TraceEntry } from './rr/rrTraces.js';
+
+/** What every backend of a session is created with: the operator's settings and the session's. */
+export interface BackendOptions {
+  /** Executables the operator configured, by backend (`--gdb`, `--lldb-dap`, …). */
+  paths: Readonly<Partial<Record<BackendKind, string>>>;
+  /** Variables of the server's environment passed on to debuggers and programs. */
+  passthroughEnv?: readonly string[];
+  /** Deadline of one debugger command (ms). */
+  commandTimeoutMs?: number;
+  allowInferiorCalls?: boolean;
+  /** Bytes of program output kept per session. */
+  outputCapacity?: number;
+  /** Resolved directories whose files answers may quote as source (undefined: any). */
+  sourceRoots?: readonly string[];
+  /** Every line to and from the debugger, when a transcript is kept. */
+  transcript?: TranscriptWriter;
+  /** How long opening the target may wait for a server it starts (rr's replay server). */
+  openTimeoutMs?: number;
+}
+
+interface BackendFactory {
+  capabilities: BackendCapabilities;
+  /** One line for the guide and the doctor: what this backend is. */
+  summary: string;
+  create(options: BackendOptions, target: TargetSpec): Promise<DebuggerBackend>;
+  doctor(options: DoctorOptions): Promise<DoctorCheck[]>;
+}
+
+function invalid(field: string, message: string): DebuggerError {
+  return new DebuggerError('invalid_argument', `${field}: ${message}`, { field });
+}
+
+function gdbOptions(options: BackendOptions, gdbPath: string) {
+  return {
+    gdbPath,
+    env: childEnvironment(process.env, options.passthroughEnv),
+    ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
+    ...(options.allowInferiorCalls !== undefined ? { allowInferiorCalls: options.allowInferiorCalls } : {}),
+    ...(options.outputCapacity !== undefined ? { outputCapacity: options.outputCapacity } : {}),
+    ...(options.sourceRoots ? { sourceRoots: options.sourceRoots } : {}),
+    ...(options.transcript ? { transcript: options.transcript } : {}),
+  };
+}
+
+const gdbFactory: BackendFactory = {
+  capabilities: GDB_CAPABILITIES,
+  summary: 'GNU GDB through GDB/MI: launch, cores, attach, gdbserver and QEMU remotes, record full',
+  async create(options, target) {
+    const configured = options.paths.gdb ?? 'gdb';
+    const program = target.program?.program;
+    const local = target.kind === 'launch' && target.remote === undefined;
+    if (local && program !== undefined) {
+      const arch = await foreignArchitecture(program);
+      if (arch !== undefined) {
+        throw invalid(
+          'program',
+          `${program} is built for ${arch}, which gdb cannot run on this machine: start it under QEMU user mode (qemu-aarch64 -g PORT for AArch64) or under gdbserver on an ${arch} machine, then dbg_start with program and remote=host:PORT`,
+        );
+      }
+    }
+    const env = childEnvironment(process.env, options.passthroughEnv);
+    // A program of another architecture (a core, a QEMU stub) may need gdb-multiarch.
+    const chosen = local ? { gdbPath: configured } : await chooseGdb(configured, program, env);
+    return GdbBackend.launch(
+      { ...gdbOptions(options, chosen.gdbPath), ...(chosen.note ? { note: chosen.note } : {}) },
+      { terminal: local },
+    );
+  },
+  doctor: gdbDoctor,
+};
+
+function rrPath(options: { paths: BackendOptions['paths'] }): string | undefined {
+  return options.paths.rr ?? findOnPath(['rr']);
+}
+
+const rrFactory: BackendFactory = {
+  capabilities: RR_CAPABILITIES,
+  summary: 'rr replay through GDB/MI: a recording runs forwards and backwards, deterministically',
+  async create(options, target) {
+    const rr = rrPath(options);
+    if (!rr) throw new DebuggerError('backend_unavailable', 'rr is not installed (apt-get install rr)');
+    if (target.kind !== 'replay') throw invalid('trace', 'the rr backend replays a trace: give trace');
+    const gdb = await GdbBackend.launch(gdbOptions(options, options.paths.gdb ?? 'gdb'));
+    return new RrBackend(gdb, {
+      rrPath: rr,
+      env: childEnvironment(process.env, options.passthroughEnv),
+      timeoutMs: options.openTimeoutMs ?? 30_000,
+    });
+  },
+  doctor: rrDoctor,
+};
+
+const FACTORIES: Partial<Record<BackendKind, BackendFactory>> = {
+  gdb: gdbFactory,
+  rr: rrFactory,
+};
+
+function factory(kind: BackendKind): BackendFactory {
+  const f = FACTORIES[kind];
+  if (!f) throw new DebuggerError('backend_unavailable', `the ${kind} backend is not available in this build`);
+  return f;
+}
+
+/** The backends this build has. */
+export function backendKinds(): BackendKind[] {
+  return Object.keys(FACTORIES) as BackendKind[];
+}
+
+export function capabilitiesOf(kind: BackendKind): BackendCapabilities {
+  return factory(kind).capabilities;
+}
+
+/** A backend of `kind`, started and ready to open `target` (which it may use to pick its binary). */
+export function createBackend(
+  kind: BackendKind,
+  options: BackendOptions,
+  target: TargetSpec,
+): Promise<DebuggerBackend> {
+  const f = factory(kind);
+  if (!f.capabilities.targets.includes(target.kind)) {
+    throw new DebuggerError(
+      'backend_unavailable',
+      `the ${kind} backend cannot open a ${target.kind} target (it opens: ${f.capabilities.targets.join(', ')})`,
+    );
+  }
+  return f.create(options, target);
+}
+
+/** Every backend's doctor lines, run side by side, plus the debuggers not built in yet. */
+export async function runDoctor(options: DoctorOptions): Promise<DoctorCheck[]> {
+  const lldbNames = ['lldb-dap', ...Array.from({ length: 8 }, (_, i) => `lldb-dap-${22 - i}`)];
+  const results = await Promise.all(Object.values(FACTORIES).map((f) => f.doctor(options)));
+  return [
+    ...results.flat(),
+    toolCheck('lldb-dap', lldbNames, 'apt-get install lldb (provides lldb-dap-NN)', 'LLDB through DAP'),
+    toolCheck('wine', ['wine', 'wine64'], 'apt-get install wine wine64', 'Windows programs'),
+    toolCheck('winedbg', ['winedbg'], 'apt-get install wine', 'winedbg --gdb'),
+  ];
+}
+
+function toolCheck(name: string, candidates: string[], fix: string, what: string): DoctorCheck {
+  const found = findOnPath(candidates);
+  return found
+    ? { name, ok: true, detail: `${what} (${found})` }
+    : { name, ok: false, detail: `${candidates[0]} not found`, fix };
+}
+
+// ---- recording (rr) ---------------------------------------------------------------------
+
+export interface RecordRequest {
+  /** argv[0] is the program (an absolute path). */
+  argv: readonly string[];
+  cwd?: string;
+  /** The whole environment of the recorder and the program (already filtered). */
+  env: Record<string, string>;
+  /** Where recordings go. */
+  directory: string;
+  stdin?: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+}
+
+export type Recording = RrRecording;
+export type RecordingEntry = TraceEntry;
+
+/** Records runs for replay (rr): not a session of its own, a service of its backend kind. */
+export interface Recorder {
+  /** The recorder's executable, or undefined when it is not installed. */
+  available(paths: BackendOptions['paths']): string | undefined;
+  /** Where recordings go and are listed from by default. */
+  defaultDirectory(env: NodeJS.ProcessEnv): string;
+  record(paths: BackendOptions['paths'], request: RecordRequest): Promise<Recording>;
+  list(paths: BackendOptions['paths'], directory: string, limit: number): Promise<RecordingEntry[]>;
+}
+
+export const rrRecorder: Recorder = {
+  available: (paths) => rrPath({ paths }),
+  defaultDirectory: defaultTraceRoot,
+  record(paths, request) {
+    const rr = rrPath({ paths });
+    if (!rr)
+      return Promise.reject(new DebuggerError('backend_unavailable', 'rr is not installed (apt-get install rr)'));
+    return recordWithRr({
+      rrPath: rr,
+      argv: request.argv,
+      ...(request.cwd ? { cwd: request.cwd } : {}),
+      env: { ...request.env, _RR_TRACE_DIR: request.directory },
+      ...(request.stdin !== undefined ? { stdin: request.stdin } : {}),
+      timeoutMs: request.timeoutMs,
+      ...(request.signal ? { signal: request.signal } : {}),
+    });
+  },
+  list(paths, directory, limit) {
+    const rr = rrPath({ paths });
+    return listTraces(directory, { ...(rr ? { rrPath: rr } : {}), limit });
+  },
+};

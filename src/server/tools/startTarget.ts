@@ -1,0 +1,204 @@
+// What dbg_start opens, from its arguments: a program to launch (here, or through gdbserver
+// --multi with `remote` and `extended`), a core (with program), a running process (`attach`, also
+// through a stub), a program behind a stub (`remote`), or a recording (`trace`). Paths are checked
+// against the workspace roots and pids and hosts against the operator's policy before any
+// debugger starts; the result is the backend kind, the target as data, and its one-line name.
+
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import * as z from 'zod/v4';
+import type { BackendKind, TargetSpec } from '../../backends/debuggerBackend.js';
+import { DebuggerError } from '../../util/errors.js';
+import type { ToolContext } from '../defineTool.js';
+import { resolveDirectory, resolveInRoots, resolveProgram } from '../paths.js';
+import { checkAttachAllowed, checkRemoteAllowed } from '../policy.js';
+import { line } from '../schemas.js';
+
+/** dbg_start's target fields (descriptions terse: tools/list is paid for on every turn). */
+export const targetFields = {
+  core: line(4096).optional().describe('Core file.'),
+  attach: z.number().int().min(2).max(4_194_304).optional().describe('Pid to attach.'),
+  remote: line(300).optional().describe('gdbserver/qemu -g host:port.'),
+  extended: z.boolean().optional().describe('gdbserver --multi: runs program.'),
+  sysroot: line(4096).optional().describe('Target libs.'),
+  forks: z.enum(['parent', 'child', 'both']).optional().describe('Follow at fork.'),
+  trace: line(4096).optional().describe('rr trace to replay.'),
+  pid: z.number().int().min(1).max(4_194_304).optional().describe('rr: process of the trace.'),
+};
+
+export interface StartArgs {
+  program?: string;
+  args?: string[];
+  cwd?: string;
+  env?: Record<string, string>;
+  stdin?: string;
+  stdin_eof?: boolean;
+  record?: boolean;
+  breakpoints?: readonly unknown[];
+  core?: string;
+  attach?: number;
+  remote?: string;
+  extended?: boolean;
+  sysroot?: string;
+  forks?: 'parent' | 'child' | 'both';
+  backend?: BackendKind;
+  trace?: string;
+  pid?: number;
+}
+
+export interface StartTarget {
+  kind: BackendKind;
+  target: TargetSpec;
+  /** The target in words, for the answer's first line: "core /x/core of /x/crash". */
+  what: string;
+}
+
+function invalid(field: string, message: string): DebuggerError {
+  return new DebuggerError('invalid_argument', `${field}: ${message}`, { field });
+}
+
+/** Whether the call names a target other than a plain local launch: then every target field is checked. */
+function wantsTarget(args: StartArgs): boolean {
+  return (
+    args.core !== undefined ||
+    args.attach !== undefined ||
+    args.remote !== undefined ||
+    args.extended !== undefined ||
+    args.sysroot !== undefined ||
+    args.backend === 'rr' ||
+    args.trace !== undefined ||
+    args.pid !== undefined
+  );
+}
+
+/** Refuses combinations that cannot mean anything, naming the field and what to do. */
+export function checkTargetArgs(args: StartArgs): void {
+  if (args.sysroot !== undefined && args.core === undefined && args.attach === undefined && args.remote === undefined) {
+    throw invalid(
+      'sysroot',
+      "is for a core, an attach or a remote target (a local program uses this machine's libraries)",
+    );
+  }
+  if (args.extended && args.remote === undefined)
+    throw invalid('extended', 'needs remote (host:port of gdbserver --multi)');
+  if (args.core !== undefined) {
+    if (args.attach !== undefined || args.remote !== undefined) {
+      throw invalid('core', 'a core is opened alone: give core with program, without attach or remote');
+    }
+    if (args.program === undefined)
+      throw invalid('program', 'a core needs the program that dumped it, for its symbols');
+    if (args.breakpoints?.length) throw invalid('breakpoints', 'a core does not run, so no breakpoint can be hit');
+  }
+  if (args.remote !== undefined && args.extended && args.attach === undefined && args.program === undefined) {
+    throw invalid('extended', 'give program (to run through gdbserver --multi) or attach (a pid over there)');
+  }
+  if (args.stdin !== undefined || args.stdin_eof !== undefined) {
+    throw invalid('stdin', 'only a program launched here has a terminal to type into; this target keeps its own');
+  }
+  if (args.record) throw invalid('record', 'recording works on a program launched here (no core, attach or remote)');
+  const replay = args.backend === 'rr' || args.trace !== undefined;
+  if (replay && args.trace === undefined)
+    throw invalid('trace', 'backend=rr replays a trace: give trace (dbg://traces lists them)');
+  if (args.pid !== undefined && !replay) throw invalid('pid', 'selects a process of an rr trace: give trace too');
+  if (replay && (args.core !== undefined || args.attach !== undefined || args.remote !== undefined)) {
+    throw invalid('trace', 'a replay stands alone: no core, attach or remote with it');
+  }
+}
+
+/** A trace lies under the workspace roots or in the recording directory (where dbg_record puts it). */
+async function resolveTrace(path: string, roots: readonly string[], traceDir: string): Promise<string> {
+  const candidate = isAbsolute(path) ? path : join(traceDir, path);
+  try {
+    return await resolveInRoots(candidate, [traceDir], 'trace');
+  } catch {
+    return resolveInRoots(path, roots, 'trace');
+  }
+}
+
+/** The sysroot need not lie under the roots: the debugger only reads libraries from it. */
+async function resolveSysroot(dir: string): Promise<string> {
+  if (!isAbsolute(dir)) throw invalid('sysroot', 'give an absolute directory, e.g. /usr/aarch64-linux-gnu');
+  const real = await realpath(dir).catch(() => {
+    throw invalid('sysroot', `${dir} does not exist`);
+  });
+  if (!(await stat(real)).isDirectory()) throw invalid('sysroot', `${real} is not a directory`);
+  return real;
+}
+
+function argvText(program: string, args: readonly string[]): string {
+  return `${program}${args.length ? ` ${args.map((a) => JSON.stringify(a)).join(' ')}` : ''}`;
+}
+
+/** Checks and resolves everything dbg_start names; nothing has started when this throws. */
+export async function startTarget(args: StartArgs, ctx: ToolContext): Promise<StartTarget> {
+  const roots = ctx.config.roots;
+  const kind: BackendKind = args.trace !== undefined ? 'rr' : (args.backend ?? 'gdb');
+  if (!wantsTarget(args)) {
+    if (args.program === undefined) {
+      throw invalid('program', 'required (or core with program, attach, or remote)');
+    }
+    const program = await resolveProgram(args.program, roots);
+    const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
+    const spec = { program, args: args.args ?? [], ...(cwd ? { cwd } : {}), ...(args.env ? { env: args.env } : {}) };
+    return {
+      kind,
+      target: {
+        kind: 'launch',
+        program: spec,
+        ...(args.record ? { record: true } : {}),
+        ...(args.forks ? { forks: args.forks } : {}),
+      },
+      what: argvText(program, spec.args),
+    };
+  }
+  checkTargetArgs(args);
+  // Policy first: a refused pid or host is refused before anything touches the file system.
+  if (args.attach !== undefined) checkAttachAllowed(args.attach, ctx.config);
+  const remote = args.remote === undefined ? undefined : checkRemoteAllowed(args.remote, ctx.config).address;
+  const program = args.program === undefined ? undefined : await resolveProgram(args.program, roots);
+  const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
+  const load =
+    program === undefined
+      ? undefined
+      : { program, args: args.args ?? [], ...(cwd ? { cwd } : {}), ...(args.env ? { env: args.env } : {}) };
+  const common = {
+    ...(args.sysroot !== undefined ? { sysroot: await resolveSysroot(args.sysroot) } : {}),
+    ...(args.forks ? { forks: args.forks } : {}),
+    ...(load ? { program: load } : {}),
+  };
+  if (args.trace !== undefined) {
+    const trace = await resolveTrace(args.trace, roots, ctx.config.rrTraceDir);
+    return {
+      kind,
+      target: { kind: 'replay', trace, ...(args.pid !== undefined ? { pid: args.pid } : {}), ...common },
+      what: `replay of ${trace}${args.pid !== undefined ? ` (process ${args.pid})` : ''}`,
+    };
+  }
+  if (args.core !== undefined && load) {
+    const core = await resolveInRoots(args.core, roots, 'core');
+    if (!(await stat(core)).isFile()) throw invalid('core', `${core} is not a file`);
+    return { kind, target: { kind: 'core', core, ...common, program: load }, what: `core ${core} of ${load.program}` };
+  }
+  if (args.attach !== undefined) {
+    return {
+      kind,
+      target: { kind: 'attach', pid: args.attach, ...(remote ? { remote } : {}), ...common },
+      what: `attached to pid ${args.attach}${remote ? ` through ${remote}` : ''}`,
+    };
+  }
+  if (remote !== undefined && args.extended && load) {
+    return {
+      kind,
+      target: { kind: 'launch', remote, ...common, program: load },
+      what: `${argvText(load.program, load.args)} through gdbserver --multi at ${remote}`,
+    };
+  }
+  if (remote !== undefined) {
+    return {
+      kind,
+      target: { kind: 'remote', remote, ...common },
+      what: `${load ? `${load.program} ` : ''}at ${remote}`,
+    };
+  }
+  throw invalid('program', 'give program, core (with program), attach or remote');
+}

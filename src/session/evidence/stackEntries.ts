@@ -1,0 +1,89 @@
+// Frames as the answers show them: runs of runtime frames folded so the user's code stands out,
+// values cut to their bounds, and the source around a frame's line.
+
+import type { Frame, Variable } from '../../model/model.js';
+import { cut, LIMITS } from '../limits.js';
+import { attempt, type ViewContext } from './viewContext.js';
+import type { FoldedFrames, SourceWindow, StackEntry } from './viewTypes.js';
+
+function libraryName(path: string | undefined): string | undefined {
+  if (!path) return undefined;
+  const slash = path.lastIndexOf('/');
+  return slash >= 0 ? path.slice(slash + 1) : path;
+}
+
+/** Folds runs of two or more frames that are not the user's into one entry. */
+export function foldFrames(frames: readonly Frame[], isUserFrame: (f: Frame) => boolean): StackEntry[] {
+  const out: StackEntry[] = [];
+  let run: Frame[] = [];
+  const flush = (): void => {
+    if (run.length >= 2) {
+      const first = run[0] as Frame;
+      const last = run[run.length - 1] as Frame;
+      const libs = new Set(run.map((f) => libraryName(f.library) ?? '?'));
+      const folded: FoldedFrames = {
+        folded: run.length,
+        fromLevel: first.level,
+        toLevel: last.level,
+        functions: run.map((f) => f.function ?? '??'),
+      };
+      if (libs.size === 1) {
+        const lib = [...libs][0];
+        if (lib !== undefined && lib !== '?') folded.library = lib;
+      }
+      out.push(folded);
+    } else {
+      out.push(...run);
+    }
+    run = [];
+  };
+  for (const f of frames) {
+    if (isUserFrame(f)) {
+      flush();
+      out.push(f);
+    } else {
+      run.push(f);
+    }
+  }
+  flush();
+  return out;
+}
+
+/** A frame of the user's own code, as the target's runtime tells it from its own. */
+export function userFrameTest(ctx: ViewContext): (f: Frame) => boolean {
+  return (f) => !ctx.backend.runtime.isSystemFrame(f);
+}
+
+export function boundVariables(vars: Variable[]): { variables: Variable[]; omitted?: number } {
+  const kept = vars.slice(0, LIMITS.variablesMax).map((v) => {
+    if (v.value === undefined) return v;
+    const c = cut(v.value, LIMITS.valueChars);
+    return c.truncated ? { ...v, value: c.text, truncated: true } : v;
+  });
+  return vars.length > kept.length ? { variables: kept, omitted: vars.length - kept.length } : { variables: kept };
+}
+
+export function boundFrameArgs(frames: Frame[]): Frame[] {
+  return frames.map((f) => (f.args ? { ...f, args: boundVariables(f.args).variables } : f));
+}
+
+export async function sourceAround(
+  ctx: ViewContext,
+  frame: Frame | undefined,
+  context: number,
+): Promise<SourceWindow | undefined> {
+  const line = frame?.line;
+  if (!frame || line === undefined) return undefined;
+  const file = frame.fullname ?? frame.file;
+  if (!file) return undefined;
+  const from = Math.max(1, line - context);
+  const lines = await attempt(ctx, 'source lines', () =>
+    ctx.backend.sourceLines(file, from, line + context, ctx.signal),
+  );
+  if (!lines || lines.length === 0) return undefined;
+  return {
+    file: frame.file ?? file,
+    line,
+    lines: lines.map((l) => ({ line: l.line, text: cut(l.text, 200).text })),
+  };
+}

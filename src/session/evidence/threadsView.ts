@@ -1,0 +1,126 @@
+// The threads view: every thread with a short stack, what each waits for, who holds the mutex a
+// blocked thread wants, and — when the waits close a circle — the deadlock said plainly.
+
+import type { Thread } from '../../model/model.js';
+import { LIMITS } from '../limits.js';
+import { boundFrameArgs, boundVariables, foldFrames, userFrameTest } from './stackEntries.js';
+import { attempt, type ViewContext } from './viewContext.js';
+import type { ThreadEntry, ThreadsViewData, ViewRequest } from './viewTypes.js';
+
+interface LockWait {
+  mutex: string;
+  ownerOsThread: number;
+}
+
+export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<ThreadsViewData | undefined> {
+  const listed = await attempt(ctx, 'threads', () => ctx.backend.threads(ctx.signal));
+  if (!listed) return undefined;
+  const runtime = ctx.backend.runtime;
+  const isUser = userFrameTest(ctx);
+  const from = req.from ?? 0;
+  const page = listed.threads.slice(from, from + LIMITS.threadsPageDefault);
+  const depth = Math.min(req.stackDepth ?? LIMITS.threadStackDefault, LIMITS.stackDepthMax);
+  const threads: ThreadEntry[] = [];
+  const waits = new Map<string, number[]>();
+  const lockWaits = new Map<number, LockWait>();
+  const several = ctx.snapshot.inferiors.size > 1;
+  for (const t of page) {
+    const entry: ThreadEntry = { ...t };
+    const pid = several ? ctx.snapshot.inferiors.get(ctx.snapshot.threads.get(t.id) ?? t.group ?? '') : undefined;
+    if (pid !== undefined) entry.pid = pid;
+    if (t.state === 'stopped') {
+      const frames = await attempt(ctx, `stack of thread ${t.id}`, () =>
+        ctx.backend.stack({ threadId: t.id, from: 0, to: Math.max(depth, 12) - 1, withArgs: true }, ctx.signal),
+      );
+      if (frames) {
+        const waiting = runtime.classifyWait(frames);
+        if (waiting) {
+          entry.waiting = waiting;
+          waits.set(waiting, [...(waits.get(waiting) ?? []), t.id]);
+        }
+        if (waiting === 'mutex') {
+          const lock = await runtime.lockOwner(ctx.backend, t.id, frames, ctx.signal);
+          if (lock) lockWaits.set(t.id, lock);
+        }
+        // A blocked thread's own code is what explains it: show down to its first user frame
+        // even when that is deeper than the page of frames asked for.
+        const firstUser = frames.findIndex(isUser);
+        entry.stack = foldFrames(boundFrameArgs(frames.slice(0, Math.max(depth, firstUser + 1))), isUser);
+        delete entry.frame;
+        if (req.includeLocals) {
+          const user = frames.find(isUser);
+          if (user) {
+            const vars = await attempt(ctx, `locals of thread ${t.id}`, () =>
+              ctx.backend.variables('locals', { threadId: t.id, frame: user.level }, {}, ctx.signal),
+            );
+            if (vars) {
+              entry.locals = {
+                level: user.level,
+                ...(user.function ? { function: user.function } : {}),
+                ...boundVariables(vars),
+              };
+            }
+          }
+        }
+      }
+    }
+    threads.push(entry);
+  }
+  let hint: string | undefined;
+  const lockers = [...(waits.get('mutex') ?? []), ...(waits.get('rwlock') ?? [])];
+  const owners = describeLockOwners(threads, lockWaits, listed.threads);
+  if (owners.cycle) {
+    hint = owners.cycle;
+  } else if (lockers.length >= 2) {
+    hint = `threads ${lockers.join(', ')} all wait on locks: a likely deadlock (compare which lock each holds and wants)`;
+  } else if (page.length > 0 && waits.size === 0) {
+    hint =
+      'no thread is waiting on a lock or I/O: if the program hangs, it is spinning (look at the loop in the top frames)';
+  }
+  return {
+    view: 'threads',
+    ...(listed.currentThreadId !== undefined ? { currentThreadId: listed.currentThreadId } : {}),
+    threads,
+    total: listed.threads.length,
+    more: listed.threads.length > from + page.length,
+    ...(hint ? { hint } : {}),
+  };
+}
+
+/**
+ * Names who holds each awaited mutex on the waiting thread's entry, and, when the waits close a
+ * circle (thread 2 waits for 3, which waits for 2), says so plainly: a deadlock.
+ */
+export function describeLockOwners(
+  entries: ThreadEntry[],
+  lockWaits: ReadonlyMap<number, LockWait>,
+  all: readonly Thread[],
+): { cycle?: string } {
+  const byOsThread = new Map<number, number>();
+  for (const t of all) {
+    if (t.osThreadId !== undefined) byOsThread.set(t.osThreadId, t.id);
+  }
+  const waitsFor = new Map<number, number>();
+  for (const e of entries) {
+    const lock = lockWaits.get(e.id);
+    if (!lock) continue;
+    const owner = byOsThread.get(lock.ownerOsThread);
+    e.waiting = `mutex ${lock.mutex}, held by ${owner !== undefined ? `thread ${owner}` : `LWP ${lock.ownerOsThread}`}`;
+    if (owner !== undefined) waitsFor.set(e.id, owner);
+  }
+  for (const start of waitsFor.keys()) {
+    const path: number[] = [start];
+    let next = waitsFor.get(start);
+    while (next !== undefined && !path.includes(next)) {
+      path.push(next);
+      next = waitsFor.get(next);
+    }
+    if (next === start && path.length >= 2) {
+      const links = path.map(
+        (id) => `thread ${id} waits for thread ${waitsFor.get(id)} (mutex ${lockWaits.get(id)?.mutex})`,
+      );
+      return { cycle: `deadlock: ${links.join(', ')}. Each holds the lock the next one wants: take them in one order` };
+    }
+  }
+  return {};
+}
