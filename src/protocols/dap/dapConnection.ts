@@ -302,8 +302,9 @@ export class DapConnection {
   }
 
   /**
-   * Every request of the adapter's gets an answer, whatever happens: an adapter waiting for one
-   * (lldb-dap's `runInTerminal` blocks its launch on it) would otherwise wait forever.
+   * Every request of the adapter's gets an answer, whatever happens: the adapter waits for it
+   * (lldb-dap 22 holds its launch ~20 s on an unanswered or refused `runInTerminal`), so a
+   * handler that hangs is answered `success: false` at reverseTimeoutMs.
    */
   private answerReverse(request: DebugProtocol.Request): void {
     const controller = new AbortController();
