@@ -51,8 +51,8 @@ afterAll(async () => {
 describe('hardware debug probe', () => {
   it('reaches a verdict on this machine, and says which', async (ctx) => {
     const { hardware } = await probe();
-    ctx.annotate(`watchpoints ${hardware.watchpoints}, breakpoints ${hardware.breakpoints}, ${hardware.ms} ms`);
-    ctx.annotate(hardware.detail);
+    await ctx.annotate(`watchpoints ${hardware.watchpoints}, breakpoints ${hardware.breakpoints}, ${hardware.ms} ms`);
+    await ctx.annotate(hardware.detail);
     expect(['work', 'dead']).toContain(hardware.watchpoints);
     expect(['work', 'dead']).toContain(hardware.breakpoints);
     expect(hardware.detail).toMatch(/hardware watchpoint on the stack slot 0x[0-9a-f]+/);
@@ -61,14 +61,16 @@ describe('hardware debug probe', () => {
   it("agrees with a user's hardware watchpoint on a real program", async (ctx) => {
     const { hardware } = await probe();
     const fired = await userStopFires('watch');
-    ctx.annotate(`probe: ${hardware.watchpoints}; a watchpoint on counter's total ${fired ? 'fired' : 'never fired'}`);
+    await ctx.annotate(
+      `probe: ${hardware.watchpoints}; a watchpoint on counter's total ${fired ? 'fired' : 'never fired'}`,
+    );
     expect(fired ? 'work' : 'dead').toBe(hardware.watchpoints);
   });
 
   it("agrees with a user's hardware breakpoint on a real program", async (ctx) => {
     const { hardware } = await probe();
     const fired = await userStopFires('hbreak');
-    ctx.annotate(`probe: ${hardware.breakpoints}; hbreak tick ${fired ? 'fired' : 'never fired'}`);
+    await ctx.annotate(`probe: ${hardware.breakpoints}; hbreak tick ${fired ? 'fired' : 'never fired'}`);
     expect(fired ? 'work' : 'dead').toBe(hardware.breakpoints);
   });
 
@@ -80,7 +82,7 @@ describe('hardware debug probe', () => {
 
   it('tells whether the program can be called into, from the same stop', async (ctx) => {
     const { calls } = await probe();
-    ctx.annotate(`inferior calls: ${calls.inferiorCalls} (${calls.detail})`);
+    await ctx.annotate(`inferior calls: ${calls.inferiorCalls} (${calls.detail})`);
     expect(['work', 'broken']).toContain(calls.inferiorCalls);
   });
 
