@@ -185,7 +185,7 @@ function numberOf(results: MiTuple, key: 'wpt' | 'bkpt'): string {
  * Runs the program to its entry, plans, stops at the call (x86) or the callee (AArch64) with a
  * software breakpoint, and returns what it found there.
  */
-async function stopAtWatchPoint(gdb: GdbProbeProcess): Promise<{ plan: ProbePlan; slot: bigint }> {
+async function reachProbePoint(gdb: GdbProbeProcess): Promise<{ plan: ProbePlan; slot: bigint }> {
   const entry = await gdb.resume(() => gdb.cli('starti'));
   if (!entry || isExitStop(entry)) throw new Unknown('the program did not stop at its first instruction');
   const insns = narrowDisassembly(
@@ -216,7 +216,7 @@ async function probeWith(
 ): Promise<Omit<HardwareDebugProbe, 'ms'>> {
   const hw = mechanism === 'hardware';
   await gdb.send('gdb-set', { raw: `can-use-hw-watchpoints ${hw ? 1 : 0}` });
-  const { plan, slot } = await stopAtWatchPoint(gdb);
+  const { plan, slot } = await reachProbePoint(gdb);
   // `unsigned long` is pointer-sized on Linux's ILP32 and LP64 alike.
   const cell = `*(unsigned long*)${hex(slot)}`;
   const before = await gdb.evaluate(cell);
