@@ -27,7 +27,7 @@ import {
   narrowBreakpointTable,
   narrowDisassembly,
   narrowStop,
-} from '../../protocols/mi/miNarrow.js';
+} from './gdbNarrow.js';
 import type { MiTuple } from '../../protocols/mi/miRecords.js';
 import { findOnPath } from '../../util/which.js';
 import { GdbProbeProcess } from './gdbProbeProcess.js';

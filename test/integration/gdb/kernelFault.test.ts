@@ -11,7 +11,7 @@ import {
   miString,
   narrowDisassembly,
   narrowStop,
-} from '../../../src/protocols/mi/miNarrow.js';
+} from '../../../src/backends/gdb/gdbNarrow.js';
 import { WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
 

@@ -15,7 +15,7 @@ import {
 } from '../../../src/backends/gdb/gdbPrettyPrinters.js';
 import { GdbProbeProcess } from '../../../src/backends/gdb/gdbProbeProcess.js';
 import { childEnvironment } from '../../../src/process/childEnvironment.js';
-import { miList, narrowVariables } from '../../../src/protocols/mi/miNarrow.js';
+import { miList, narrowVariables } from '../../../src/backends/gdb/gdbNarrow.js';
 import { findOnPath } from '../../../src/util/which.js';
 import { WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture, repoRoot } from '../../helpers/paths.js';

@@ -13,7 +13,7 @@ import { isSanitizerRuntimeFrame, parseSanitizerReports } from '../../../src/bac
 import type { Frame } from '../../../src/model/model.js';
 import { childEnvironment } from '../../../src/process/childEnvironment.js';
 import { ProgramTerminal } from '../../../src/process/programTerminal.js';
-import { isExitStop, narrowExit, narrowStack, narrowStop } from '../../../src/protocols/mi/miNarrow.js';
+import { isExitStop, narrowExit, narrowStack, narrowStop } from '../../../src/backends/gdb/gdbNarrow.js';
 import type { MiTuple } from '../../../src/protocols/mi/miRecords.js';
 import { WAIT_MS } from '../../helpers/outcomes.js';
 import { fixturesDir } from '../../helpers/paths.js';
