@@ -42,7 +42,7 @@ const ABORT_PATTERNS = [
   /[^\n]*Assertion [`'][^\n]*' failed\.?/,
   /terminate called after throwing an instance of [^\n]*(\n\s*what\(\):[^\n]*)?/,
   /\*\*\* stack smashing detected \*\*\*[^\n]*/,
-  /[^\n]*(double free|free\(\): [^\n]*|malloc\(\): [^\n]*|realloc\(\): [^\n]*|corrupted [^\n]*|munmap_chunk\(\): [^\n]*)/,
+  /[^\n]*(double free[^\n]*|free\(\): [^\n]*|malloc\(\): [^\n]*|realloc\(\): [^\n]*|corrupted [^\n]*|munmap_chunk\(\): [^\n]*)/,
   /[^\n]*\*\*\* [^\n]*terminated[^\n]*/,
 ];
 
