@@ -14,7 +14,7 @@ const STARTS = 15;
 const READY_MS = 150;
 
 export async function runColdStartBench() {
-  buildFixtures();
+  await buildFixtures();
   const serverReady = async () => {
     const server = await startServer();
     await server.close();
