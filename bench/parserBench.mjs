@@ -16,11 +16,20 @@ import { formatBenchTable } from './benchTable.mjs';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
-const generator = path.resolve(repoRoot, '..', 'shared', 'bench', 'mi-gen.mjs');
+/** The shared generator: `shared/bench/mi-gen.mjs` beside the checkout, or beside a parent (a worktree). */
+function findGenerator() {
+  for (let dir = path.dirname(repoRoot); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'shared', 'bench', 'mi-gen.mjs');
+    if (existsSync(candidate) || path.dirname(dir) === dir) return candidate;
+  }
+}
+const generator = process.env.BENCH_MI_GEN ?? findGenerator();
 const dataDir = path.join(benchDir, '.data');
 const CHUNK = 64 * 1024; // what a pipe read delivers at most
 
-const TARGETS = { syntheticMbPerSec: 150, bigMbPerSec: 60, maxScaling: 12 };
+// Targets are ratios to a reference measured in the same run, never absolute speeds (this VM and
+// another differ by 2.5× in cold start alone). Measured here: 1.09× and 1.89× JSON.parse, 10.1×.
+const TARGETS = { syntheticVsJson: 1.5, bigVsJson: 4, maxScaling: 12 };
 
 /** The generator's output for `args`, generated once and cached. */
 function input(name, args) {
@@ -94,12 +103,13 @@ function throughputRow(mi, name, bytes, target, runs) {
   const ms = best(() => parseStream(mi, bytes), runs);
   const jsonMs = jsonReference(mi, bytes, runs);
   const mbPerSec = bytes.length / 1e6 / (ms / 1000);
+  const ratio = ms / jsonMs;
   return {
     name,
-    measured: `${mbPerSec.toFixed(1)} MB/s`,
-    target: `≥ ${target} MB/s`,
-    ratio: `${(ms / jsonMs).toFixed(2)}× JSON.parse of the same records`,
-    pass: mbPerSec >= target,
+    measured: `${ratio.toFixed(2)}× the time of JSON.parse (${mbPerSec.toFixed(1)} MB/s)`,
+    target: `≤ ${target}×`,
+    ratio: 'JSON.parse of the same records as JSON, in the same run',
+    pass: ratio <= target,
   };
 }
 
@@ -107,8 +117,8 @@ export async function runParserBench() {
   const mi = await loadBuilt();
   const small = input('synthetic-50000-1', ['50000', '1']);
   const big = input('big', ['big']);
-  const synthetic = throughputRow(mi, 'mi parse: synthetic 50,000 lines', small, TARGETS.syntheticMbPerSec, 9);
-  const bigRow = throughputRow(mi, 'mi parse: big (3 huge lines)', big, TARGETS.bigMbPerSec, 9);
+  const synthetic = throughputRow(mi, 'mi parse: synthetic 50,000 lines', small, TARGETS.syntheticVsJson, 9);
+  const bigRow = throughputRow(mi, 'mi parse: big (3 huge lines)', big, TARGETS.bigVsJson, 9);
 
   // Scaling: ten times the lines should cost about ten times the time. The two sizes take turns,
   // so a busy moment on a shared machine hits both rather than one.
@@ -131,7 +141,7 @@ export async function runParserBench() {
     name: 'mi parse: 500,000 vs 50,000 lines',
     measured: `${scaling.toFixed(2)}× the time`,
     target: `≤ ${TARGETS.maxScaling}× the time`,
-    ratio: '—',
+    ratio: 'the 50,000 lines, in the same run',
     pass: scaling <= TARGETS.maxScaling,
   };
   return [synthetic, bigRow, scalingRow];

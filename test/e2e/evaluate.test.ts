@@ -101,15 +101,18 @@ describe('dbg_evaluate', () => {
     const r = await off.evaluate({ expressions: ['scale(2, 3)', 'counter'] });
     expect(r.data.results[0].error).toMatch(/disabled on this server \(start it with --inferior-calls on\)/);
     expect(r.data.results[1].value).toBe('5');
+  });
 
+  it('with --inferior-calls on, a call into the program answers its value', async (ctx) => {
     const on = await atReport(['--inferior-calls', 'on']);
     const call = await on.evaluate({ expressions: ['scale(2, 3)'] });
-    // Where gdb cannot restore the CPU's extended state the call fails; the answer says so plainly.
-    if (call.data.results[0].error !== undefined) {
-      expect(call.data.results[0].error).toMatch(/extended register state/);
-    } else {
-      expect(call.data.results[0].value).toBe('6');
+    const error: string | undefined = call.data.results[0].error;
+    // Where gdb cannot restore the CPU's extended state no call can work: the answer says so
+    // plainly, and the value cannot be seen on this machine.
+    if (error !== undefined && /extended register state/.test(error)) {
+      ctx.skip(`gdb cannot call into the program on this CPU: ${error}`);
     }
+    expect(call.data.results[0]).toEqual({ expression: 'scale(2, 3)', value: '6' });
   });
 
   it('a loaded program answers with its globals as built', async () => {

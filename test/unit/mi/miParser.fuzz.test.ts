@@ -1,7 +1,10 @@
 // Fuzzing the MI parser and line splitter with fast-check: random text, MI-shaped text, golden
 // transcripts (real gdb, test/golden/*.mi) mutated and cut at random points. The parser never
 // throws and never loops; a line it cannot read comes back whole as a `raw` record; the splitter
-// gives back the lines however the bytes were cut; and on mutated input, time stays linear.
+// gives back the lines however the bytes were cut; and on mutated input the work stays linear:
+// every line is parsed once more behind the counting Proxy of helpers/opCount.ts, and the
+// characters it reads stay within a fixed number per input character (a count, not a time: a
+// busy machine cannot fail it; a loop or a quadratic step can).
 // FUZZ_RUNS sets the number of cases (default 100,000 in all, as in CI).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,12 +13,17 @@ import { describe, expect, it } from 'vitest';
 import { MiLineSplitter } from '../../../src/protocols/mi/miLineSplitter.js';
 import { parseMiLine } from '../../../src/protocols/mi/miParser.js';
 import type { MiRecord } from '../../../src/protocols/mi/miRecords.js';
+import { countedString, type Tally } from '../../helpers/opCount.js';
 import { repoRoot } from '../../helpers/paths.js';
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 100_000);
 const KINDS = new Set(['result', 'exec', 'status', 'notify', 'console', 'target', 'log', 'prompt', 'raw']);
-/** A line of a few kilobytes parses in microseconds; this only catches a loop or a blow-up. */
-const SLOW_MS = 250;
+/**
+ * Characters read per input character, plus a constant for the tiniest lines: measured at most
+ * 3 on the linearity inputs (miLinearity.test.ts); a per-string rescan of the line costs its length.
+ */
+const PER_CHAR = 4;
+const PER_LINE = 64;
 
 const goldenDir = join(repoRoot, 'test', 'golden');
 const transcripts = readdirSync(goldenDir)
@@ -25,14 +33,21 @@ const goldenLines = transcripts.flatMap((t) => t.split('\n')).filter((l) => l !=
 
 let cases = 0;
 
+/** The characters parseMiLine reads to parse `line` (the parser is pure: the record is the same). */
+function unitsToParse(line: string): number {
+  const tally: Tally = { units: 0 };
+  parseMiLine(countedString(line, tally));
+  return tally.units;
+}
+
 /** Parses `line` and checks what every record must satisfy, whatever the input. */
 function parseChecked(line: string): MiRecord {
   cases++;
-  const began = performance.now();
+  const units = unitsToParse(line);
+  if (units > PER_CHAR * line.length + PER_LINE) {
+    throw new Error(`${units} characters read for a ${line.length}-char line: ${JSON.stringify(line.slice(0, 200))}`);
+  }
   const record = parseMiLine(line);
-  const ms = performance.now() - began;
-  if (ms > SLOW_MS)
-    throw new Error(`${ms.toFixed(0)} ms for a ${line.length}-char line: ${JSON.stringify(line.slice(0, 200))}`);
   expect(KINDS.has(record.kind), record.kind).toBe(true);
   if (record.kind === 'raw') expect(record.text).toBe(line);
   // Whatever came out can be serialised (no cycles, no getters that throw).
@@ -151,9 +166,8 @@ describe(`MI parser fuzzing (${RUNS} cases)`, () => {
     console.log(`${cases} lines parsed from fuzzed input`);
   });
 
-  it('time stays linear on mutated input: ten times the text, about ten times the time', () => {
-    // One long line of mutated golden fragments, and one ten times as long, timed interleaved,
-    // best of 7 after a warm-up (the method of miLinearity.test.ts, whose bound of 30 it keeps).
+  /** Pairs of long lines built from mutated golden fragments, the second ten times the first. */
+  const mutatedLongLines = (): [string, string][] => {
     const fragments = fc.sample(mutatedGolden, { numRuns: 400, seed: 4 });
     const make = (n: number): string => {
       let s = '^done,x=[';
@@ -161,24 +175,23 @@ describe(`MI parser fuzzing (${RUNS} cases)`, () => {
         s += `${JSON.stringify(fragments[i % fragments.length])},{a=${fragments[(i * 7) % fragments.length]}},`;
       return s;
     };
-    for (const [small, large] of [
+    return [
       [make(50_000), make(500_000)],
       [`~"${fragments.join('\\"').slice(0, 50_000)}`, `~"${fragments.join('\\"').repeat(20).slice(0, 500_000)}`],
-    ] as const) {
+    ];
+  };
+
+  it('work stays linear on mutated input: ten times the text, about ten times the characters read', () => {
+    // One long line of mutated golden fragments, and one ten times as long (the bounds of
+    // miLinearity.test.ts). The time of the same inputs is bench/linearityBench.mjs's.
+    for (const [small, large] of mutatedLongLines()) {
       parseChecked(small);
       parseChecked(large);
-      let tSmall = Number.POSITIVE_INFINITY;
-      let tLarge = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < 7; i++) {
-        let t = performance.now();
-        parseMiLine(small);
-        tSmall = Math.min(tSmall, performance.now() - t);
-        t = performance.now();
-        parseMiLine(large);
-        tLarge = Math.min(tLarge, performance.now() - t);
-      }
-      const ratio = tLarge / Math.max(tSmall, 0.05);
-      expect(ratio, JSON.stringify({ tSmall, tLarge })).toBeLessThanOrEqual(30);
+      const seen = {
+        small: { size: small.length, units: unitsToParse(small) },
+        large: { size: large.length, units: unitsToParse(large) },
+      };
+      expect(seen.large.units / seen.small.units, JSON.stringify(seen)).toBeLessThanOrEqual(20);
     }
   });
 });
