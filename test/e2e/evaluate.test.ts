@@ -1,13 +1,13 @@
 // dbg_evaluate end to end: values in formats and frames, per-expression errors, assignment that
 // changes what the program does next, inferior calls, and the refusals.
 import { describe, expect, it } from 'vitest';
+import { startInProcess } from '../helpers/inProcess.js';
 import { at } from '../helpers/markers.js';
-import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
 
 /** The data fixture stopped at its printf (counter 5, scaled 15, seen 20). */
 async function atReport(serverArgs: string[] = []) {
-  const h = await startServer(serverArgs);
+  const h = await startInProcess(serverArgs);
   const r = await h.call('dbg_start', {
     program: fixture('data'),
     breakpoints: [{ location: at('data.c', '@report') }],
@@ -63,7 +63,7 @@ describe('dbg_evaluate', () => {
   });
 
   it('evaluates in the frame and thread asked for', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('data'), breakpoints: [{ location: 'scale' }] });
     const id = r.data.session_id;
     const inner = await h.call('dbg_evaluate', { session_id: id, expressions: ['v', 'factor'], thread: 1, frame: 0 });
@@ -116,7 +116,7 @@ describe('dbg_evaluate', () => {
   });
 
   it('a loaded program answers with its globals as built', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('data'), stop: 'no-run' });
     const v = await h.call('dbg_evaluate', {
       session_id: r.data.session_id,
@@ -166,7 +166,7 @@ describe('dbg_evaluate', () => {
   });
 
   it('refuses while the program runs, naming the interrupt', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const start = await h.call('dbg_start', { program: fixture('spin'), timeout_ms: 300, on_timeout: 'return' });
     expect(start.data.outcome).toEqual({ kind: 'running' });
     const r = await h.call('dbg_evaluate', { session_id: start.data.session_id, expressions: ['counter'] });
