@@ -232,7 +232,7 @@ describe('a program that misbehaves with its terminal or its life', () => {
     const began = Date.now();
     while (s.phase === 'running' && Date.now() - began < WAIT_MS) {
       const r = await s
-        .mutate(['running', 'exited'], 'ask', (b) => b.command('info inferiors', { timeoutMs: 2000 }))
+        .mutate(['running', 'exited'], 'ask', (b) => b.command('info inferiors', { timeoutMs: WAIT_MS }))
         .then(
           () => 'ok',
           (e: { code?: string }) => e.code ?? 'thrown',

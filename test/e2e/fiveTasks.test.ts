@@ -8,6 +8,12 @@ import { lineOf } from '../helpers/markers.js';
 import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
 
+/**
+ * When the hang is read: both threads must hold one lock and wait for the other by then, ~100 ms
+ * unloaded (the fixture sleeps 100 ms between its locks) and seconds on a loaded 2-core VM.
+ */
+const DEADLOCK_DEADLINE_MS = 3000;
+
 describe('five tasks, one call each', () => {
   it('diagnoses each from its dbg_start answer alone', { timeout: 60_000 }, async () => {
     const h = await startServer();
@@ -25,7 +31,7 @@ describe('five tasks, one call each', () => {
     const assertion = await start({ program: fixture('crash'), args: ['assert'] });
     expect(assertion.text).toMatch(/hint: abort: .*Assertion `count == 0 && "count must be zero"' failed/);
 
-    const deadlock = await start({ program: fixture('deadlock'), timeout_ms: 1500 });
+    const deadlock = await start({ program: fixture('deadlock'), timeout_ms: DEADLOCK_DEADLINE_MS });
     const threads = deadlock.data.views.threads;
     expect(threads.hint).toMatch(/deadlock/);
     // Each blocked thread shows the line of its own code that waits. (The cycle, which needs
@@ -50,7 +56,7 @@ describe('five tasks, one call each', () => {
     const libc = libcDebugInfo();
     if (!libc.ok) ctx.skip(libc.why);
     const h = await startServer();
-    const r = await h.call('dbg_start', { program: fixture('deadlock'), timeout_ms: 1500 });
+    const r = await h.call('dbg_start', { program: fixture('deadlock'), timeout_ms: DEADLOCK_DEADLINE_MS });
     expect(r.isError, r.text).toBe(false);
     const threads = r.data.views.threads;
     // Each waiter names the mutex it waits for and the thread that holds it...

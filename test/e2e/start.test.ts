@@ -91,7 +91,9 @@ describe('dbg_start: one call to the crash evidence', () => {
 
   it("shows every thread's stack for a multi-threaded hang", async () => {
     const h = await startInProcess();
-    const r = await h.call('dbg_start', { program: fixture('threads'), timeout_ms: 800, include_locals: true });
+    // The deadline is when the hang is read: every thread must have parked by then, which takes
+    // ~100 ms unloaded and took seconds on a loaded 2-core VM; 3 s leaves room for that.
+    const r = await h.call('dbg_start', { program: fixture('threads'), timeout_ms: 3000, include_locals: true });
     const threads = r.data.views.threads.threads;
     expect(threads).toHaveLength(4);
     for (const t of threads) expect(t.stack.length).toBeGreaterThan(0);
