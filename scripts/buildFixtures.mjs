@@ -52,8 +52,11 @@ export const RULES = {
 /**
  * Programs beyond one per source, one entry each. `optional`: built only where its compiler is
  * installed (the tests that need it say what to install); a required one missing fails the build.
- * Sources are named relative to the source directory, which is where the compiler runs, so the
- * debug info says `crash.c` wherever the checkout lies.
+ * The compiler runs in the source directory, or in `cwd` relative to it (fixtures/cpp for C++
+ * sources kept there), and sources are named relative to where it runs, so the debug info says
+ * `crash.c` wherever the checkout lies. An `output` may name a subdirectory of the build
+ * (`sanitized/asan_errors`); an entry whose `output` is a source's own name replaces that
+ * source's build by RULES (a `.c` file meant only for a sanitizer build).
  */
 export const EXTRA_FIXTURES = [
   // Without debug info, for the warnings about it.
@@ -74,21 +77,25 @@ export const EXTRA_FIXTURES = [
     optional: true,
   },
   // Entries of the same shape add the other kinds, e.g.
-  //   sanitizers: { output: 'crash-asan', compiler: 'gcc', sources: ['crash.c'], flags: [...CFLAGS, '-fsanitize=address'] }
+  //   sanitizers: { output: 'asan_errors', compiler: 'gcc', sources: ['asan_errors.c'],
+  //                 flags: [...CFLAGS, '-fsanitize=address'] }
+  //   C++:        { output: 'cpp/containers', compiler: 'g++', cwd: '../cpp', sources: ['containers.cpp'],
+  //                 flags: CFLAGS }
   //   Windows:    { output: 'crash.exe', compiler: 'x86_64-w64-mingw32-gcc', sources: ['crash.c'],
   //                 flags: ['-gdwarf-4', '-O0', '-fno-omit-frame-pointer'], optional: true }
 ];
 
-/** Every fixture of `sourceDir`: one per source by RULES, then EXTRA_FIXTURES. */
-export function fixtureEntries(sourceDir = fixtureSourceDir) {
-  const entries = [];
+/** Every fixture of `sourceDir`: one per source by RULES, then EXTRA_FIXTURES (which win by output). */
+export function fixtureEntries(sourceDir = fixtureSourceDir, extra = EXTRA_FIXTURES) {
+  const byOutput = new Map();
   for (const file of readdirSync(sourceDir).sort()) {
     const ext = path.extname(file);
     const rule = RULES[ext];
     if (rule === undefined) continue;
-    entries.push({ output: file.slice(0, -ext.length), compiler: rule.compiler, sources: [file], ...rule });
+    byOutput.set(file.slice(0, -ext.length), { output: file.slice(0, -ext.length), sources: [file], ...rule });
   }
-  return [...entries, ...EXTRA_FIXTURES];
+  for (const entry of extra) byOutput.set(entry.output, entry);
+  return [...byOutput.values()];
 }
 
 function run(command, args, options) {
@@ -144,21 +151,24 @@ function compilerIdentity(name) {
 const INCLUDE = /^\s*#\s*include\s+"([^"]+)"/gm;
 
 /** The sources and every local header they include ("…", not <…>), each with its hash. */
-function sourceHashes(sourceDir, sources) {
+function sourceHashes(cwd, sources) {
   const seen = new Map();
   const visit = (name) => {
-    const file = path.resolve(sourceDir, name);
+    const file = path.resolve(cwd, name);
     if (seen.has(file)) return;
     const text = readFileSync(file);
-    seen.set(file, [path.relative(sourceDir, file), sha256(text)]);
+    seen.set(file, [path.relative(cwd, file), sha256(text)]);
     for (const m of text.toString('utf8').matchAll(INCLUDE)) {
       const header = path.resolve(path.dirname(file), m[1]);
-      if (existsSync(header)) visit(path.relative(sourceDir, header));
+      if (existsSync(header)) visit(path.relative(cwd, header));
     }
   };
   for (const s of sources) visit(s);
   return [...seen.values()];
 }
+
+/** Where the compiler runs for `entry`: the source directory, or its `cwd` relative to it. */
+const compileDir = (entry, sourceDir) => path.resolve(sourceDir, entry.cwd ?? '.');
 
 /** The compiler's argv for `entry`, with the output path left as a placeholder. */
 function compilerArgs(entry, outputPath) {
@@ -177,11 +187,12 @@ export async function fixtureKey(entry, sourceDir = fixtureSourceDir) {
 async function keyInputs(entry, sourceDir) {
   const compiler = await compilerIdentity(entry.compiler);
   if (compiler === undefined) return undefined;
+  const cwd = compileDir(entry, sourceDir);
   const inputs = {
-    sources: sourceHashes(sourceDir, entry.sources),
+    sources: sourceHashes(cwd, entry.sources),
     argv: compilerArgs(entry, '<output>'),
     compiler: compiler.id,
-    cwd: path.resolve(sourceDir),
+    cwd,
   };
   return { key: sha256(JSON.stringify(inputs)), inputs, compiler: compiler.path };
 }
@@ -225,9 +236,10 @@ async function buildOne(entry, sourceDir, outDir) {
   const { key, inputs, compiler } = keyed;
   const stamp = readStamp(stampFile);
   if (stamp?.key === key && stamp.output === outputHash(target)) return { status: 'current' };
-  const temp = tempName(outDir, entry.output);
+  mkdirSync(path.dirname(target), { recursive: true });
+  const temp = tempName(path.dirname(target), path.basename(target));
   try {
-    await run(compiler, compilerArgs(entry, temp), { cwd: sourceDir });
+    await run(compiler, compilerArgs(entry, temp), { cwd: compileDir(entry, sourceDir) });
   } catch (e) {
     rmSync(temp, { force: true });
     throw new Error(

@@ -3,11 +3,11 @@
 // two builds at once leave a whole binary with a stamp that describes it. On a temporary
 // directory with a two-line C program, built by the real gcc.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildFixtures, type FixtureEntry, fixtureEntries } from '../../../scripts/buildFixtures.mjs';
+import { buildFixtures, CFLAGS, type FixtureEntry, fixtureEntries } from '../../../scripts/buildFixtures.mjs';
 import { fixturesDir } from '../../helpers/paths.js';
 
 let dir: string;
@@ -123,6 +123,37 @@ describe('fixture build keys', () => {
     writeFileSync(join(dir, 'prog.c'), 'int main(void) { return }\n');
     await expect(build()).rejects.toThrow(/prog\.c:1:.*error/);
     expect(() => statSync(join(dir, 'build', 'prog'))).toThrow();
+  });
+
+  it('an entry may build into a subdirectory, from a directory of its own, with its own name in the debug info', async () => {
+    mkdirSync(join(dir, '..', `${basename(dir)}-cpp`));
+    const cppDir = join(dir, '..', `${basename(dir)}-cpp`);
+    try {
+      writeFileSync(join(cppDir, 'hi.cpp'), 'int main() { return 3; }\n');
+      const cpp: FixtureEntry = {
+        output: 'cpp/hi',
+        compiler: 'g++',
+        cwd: `../${basename(cppDir)}`,
+        sources: ['hi.cpp'],
+        flags: ['-g', '-O0'],
+      };
+      expect((await build(cpp)).built).toEqual(['cpp/hi']);
+      const out = join(dir, 'build', 'cpp', 'hi');
+      expect(exitCode(out)).toBe(3);
+      expect(execFileSync('readelf', ['--debug-dump=info', out], { encoding: 'utf8' })).toMatch(
+        /DW_AT_name\s*:.*\bhi\.cpp\b/,
+      );
+      expect((await build(cpp)).current).toEqual(['cpp/hi']);
+    } finally {
+      rmSync(cppDir, { recursive: true, force: true });
+    }
+  });
+
+  it('an entry named as a source replaces the build the rules would give it', () => {
+    const plain = fixtureEntries(dir, []);
+    expect(plain).toEqual([expect.objectContaining({ output: 'prog', compiler: 'gcc', sources: ['prog.c'] })]);
+    const sanitized = { ...entry([...CFLAGS, '-fsanitize=address']) };
+    expect(fixtureEntries(dir, [sanitized])).toEqual([sanitized]);
   });
 
   it('every source of the fixtures directory has an entry, compiled from there by its own name', () => {
