@@ -2,8 +2,8 @@
 // with the MCP SDK client, and a bare gdb driven through a pipe (the reference: the same MI
 // commands with nothing in between), plus the RSS of a process read from /proc.
 
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
@@ -17,25 +17,9 @@ export const serverMain = process.env.BENCH_SERVER_MAIN ?? path.join(repoRoot, '
 /** The environment both sides get: nothing of the caller's beyond what a program needs. */
 export const childEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' };
 
-function newer(a, b) {
-  try {
-    return statSync(a).mtimeMs > statSync(b).mtimeMs;
-  } catch {
-    return true;
-  }
-}
-
-/** Builds the fixture programs that are missing or stale, with the flags of fixtures/c/Makefile. */
-export function buildFixtures() {
-  const out = path.join(fixturesDir, 'build');
-  mkdirSync(out, { recursive: true });
-  for (const src of readdirSync(fixturesDir).filter((f) => f.endsWith('.c'))) {
-    const target = path.join(out, src.slice(0, -2));
-    if (!newer(path.join(fixturesDir, src), target)) continue;
-    const flags = ['-g', '-O0', '-fno-omit-frame-pointer', '-Wall'];
-    execFileSync('gcc', [...flags, '-o', target, path.join(fixturesDir, src), '-lpthread'], { stdio: 'inherit' });
-  }
-}
+// The fixture programs come from the same build as the tests' (scripts/buildFixtures.mjs), so a
+// bench run and a test run share one set of binaries, keyed on what decides them, not on dates.
+export { buildFixtures } from '../scripts/buildFixtures.mjs';
 
 export function fixture(name) {
   return path.join(fixturesDir, 'build', name);

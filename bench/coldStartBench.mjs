@@ -11,10 +11,14 @@ import { formatBenchTable } from './benchTable.mjs';
 
 const SPAWNS = 15;
 const STARTS = 15;
-const READY_MS = 150;
+/**
+ * The server's ready time as a multiple of a bare `node -e 0` in the same run, not in ms: measured
+ * 90 ms on one machine and 229 ms on another, but 3.7× and 4.5× node on both.
+ */
+const READY_RATIO = 6;
 
 export async function runColdStartBench() {
-  buildFixtures();
+  await buildFixtures();
   const serverReady = async () => {
     const server = await startServer();
     await server.close();
@@ -50,10 +54,10 @@ export async function runColdStartBench() {
   return [
     {
       name: `cold start: server spawn to initialize answer (median of ${SPAWNS})`,
-      measured: ms(median(ready.a)),
-      target: `< ${READY_MS} ms`,
-      ratio: `${(median(ready.a) / median(ready.b)).toFixed(2)}× a bare node -e 0 (${ms(median(ready.b))})`,
-      pass: median(ready.a) < READY_MS,
+      measured: `${(median(ready.a) / median(ready.b)).toFixed(2)}× (${ms(median(ready.a))})`,
+      target: `≤ ${READY_RATIO}×`,
+      ratio: `a bare node -e 0 in the same run (${ms(median(ready.b))})`,
+      pass: median(ready.a) / median(ready.b) <= READY_RATIO,
     },
     {
       name: `cold start: dbg_start to the first stop at main (median of ${STARTS})`,

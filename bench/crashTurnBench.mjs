@@ -13,7 +13,7 @@ const RUNS = 15;
 const MAX_RATIO = 1.3;
 
 export async function runCrashTurnBench() {
-  buildFixtures();
+  await buildFixtures();
   const program = fixture('crash');
   const server = await startServer();
   try {

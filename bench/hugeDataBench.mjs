@@ -34,7 +34,7 @@ const RSS_MAX = 200 * 1024 * 1024;
 const REPEAT = 40;
 
 export async function runHugeDataBench() {
-  buildFixtures();
+  await buildFixtures();
   const server = await startServer();
   const oversize = [];
   /** Every answer is checked against the budget as it arrives. */

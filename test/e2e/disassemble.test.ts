@@ -1,6 +1,6 @@
 // dbg_disassemble end to end: around the pc, a function, a range, with source, in another frame.
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../helpers/mcp.js';
+import { startInProcess } from '../helpers/inProcess.js';
 import { fixture } from '../helpers/paths.js';
 
 interface Insn {
@@ -13,7 +13,7 @@ interface Insn {
 }
 
 async function inSquare() {
-  const h = await startServer();
+  const h = await startInProcess();
   const r = await h.call('dbg_start', { program: fixture('loop'), breakpoints: [{ location: 'square' }] });
   expect(r.data.outcome, r.text).toMatchObject({ kind: 'stopped', frame: { function: 'square' } });
   const id = r.data.session_id as string;
@@ -89,7 +89,7 @@ describe('dbg_disassemble', () => {
   });
 
   it('a loaded program can be disassembled by function, not around a pc', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const s = await h.call('dbg_start', { program: fixture('loop'), stop: 'no-run' });
     const id = s.data.session_id;
     const fn = await h.call('dbg_disassemble', { session_id: id, function: 'square', count: 2 });

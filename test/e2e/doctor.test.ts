@@ -19,9 +19,8 @@ describe('dbg_doctor', () => {
     expect(r.text).toMatch(/^(ok|no) {2}inferior calls {2}/m);
     expect(r.text).toMatch(/^(ok|no) {2}rr {2,}/m);
 
-    const started = Date.now();
+    // Kept, not checked again: the same check time, and said so.
     const again = await h.call('dbg_doctor', {});
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(again.data).toMatchObject({ cached: true, checked_at: r.data.checked_at });
     expect(again.text).toContain('kept from an earlier call');
 

@@ -1,13 +1,13 @@
 // dbg_evaluate end to end: values in formats and frames, per-expression errors, assignment that
 // changes what the program does next, inferior calls, and the refusals.
 import { describe, expect, it } from 'vitest';
+import { startInProcess } from '../helpers/inProcess.js';
 import { at } from '../helpers/markers.js';
-import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
 
 /** The data fixture stopped at its printf (counter 5, scaled 15, seen 20). */
 async function atReport(serverArgs: string[] = []) {
-  const h = await startServer(serverArgs);
+  const h = await startInProcess(serverArgs);
   const r = await h.call('dbg_start', {
     program: fixture('data'),
     breakpoints: [{ location: at('data.c', '@report') }],
@@ -63,7 +63,7 @@ describe('dbg_evaluate', () => {
   });
 
   it('evaluates in the frame and thread asked for', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('data'), breakpoints: [{ location: 'scale' }] });
     const id = r.data.session_id;
     const inner = await h.call('dbg_evaluate', { session_id: id, expressions: ['v', 'factor'], thread: 1, frame: 0 });
@@ -101,19 +101,22 @@ describe('dbg_evaluate', () => {
     const r = await off.evaluate({ expressions: ['scale(2, 3)', 'counter'] });
     expect(r.data.results[0].error).toMatch(/disabled on this server \(start it with --inferior-calls on\)/);
     expect(r.data.results[1].value).toBe('5');
+  });
 
+  it('with --inferior-calls on, a call into the program answers its value', async (ctx) => {
     const on = await atReport(['--inferior-calls', 'on']);
     const call = await on.evaluate({ expressions: ['scale(2, 3)'] });
-    // Where gdb cannot restore the CPU's extended state the call fails; the answer says so plainly.
-    if (call.data.results[0].error !== undefined) {
-      expect(call.data.results[0].error).toMatch(/extended register state/);
-    } else {
-      expect(call.data.results[0].value).toBe('6');
+    const error: string | undefined = call.data.results[0].error;
+    // Where gdb cannot restore the CPU's extended state no call can work: the answer says so
+    // plainly, and the value cannot be seen on this machine.
+    if (error !== undefined && /extended register state/.test(error)) {
+      ctx.skip(`gdb cannot call into the program on this CPU: ${error}`);
     }
+    expect(call.data.results[0]).toEqual({ expression: 'scale(2, 3)', value: '6' });
   });
 
   it('a loaded program answers with its globals as built', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('data'), stop: 'no-run' });
     const v = await h.call('dbg_evaluate', {
       session_id: r.data.session_id,
@@ -163,7 +166,7 @@ describe('dbg_evaluate', () => {
   });
 
   it('refuses while the program runs, naming the interrupt', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const start = await h.call('dbg_start', { program: fixture('spin'), timeout_ms: 300, on_timeout: 'return' });
     expect(start.data.outcome).toEqual({ kind: 'running' });
     const r = await h.call('dbg_evaluate', { session_id: start.data.session_id, expressions: ['counter'] });

@@ -1,12 +1,12 @@
 // dbg_memory end to end: hex dumps, reads that run into unmapped memory, writes read back and
 // seen by the program, and the refusals.
 import { describe, expect, it } from 'vitest';
+import { startInProcess } from '../helpers/inProcess.js';
 import { at } from '../helpers/markers.js';
-import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
 
 async function atReport() {
-  const h = await startServer();
+  const h = await startInProcess();
   const r = await h.call('dbg_start', {
     program: fixture('data'),
     breakpoints: [{ location: at('data.c', '@report') }],
@@ -128,7 +128,7 @@ describe('dbg_memory', () => {
   });
 
   it('needs a stopped program', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('data'), stop: 'no-run' });
     const m = await h.call('dbg_memory', { session_id: r.data.session_id, address: '&greeting' });
     expect(m).toMatchObject({ isError: true, code: 'wrong_state' });

@@ -1,50 +1,36 @@
 // rr through the server. Where rr can record here, a crash is recorded, listed, and replayed
 // backwards from the crash; where it cannot (no performance counters, an unknown CPU), every rr
-// path says why and what to use instead, and the replay test is skipped with that reason printed.
-import { execFileSync } from 'node:child_process';
+// path says why and what to use instead. Which of the two this machine shows is asked of rr first
+// (helpers/rrProbe.ts); the tests of the other path skip with that reason.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
+import { rrHere } from '../helpers/rrProbe.js';
 
 const traces = mkdtempSync(join(tmpdir(), 'dbg-mcp-traces-'));
 afterAll(() => rmSync(traces, { recursive: true, force: true }));
-
-function rrRecordsHere(): { ok: boolean; why: string } {
-  const probe = join(traces, 'probe');
-  try {
-    execFileSync('rr', ['record', '-o', probe, '/bin/true'], { stdio: 'pipe' });
-    rmSync(probe, { recursive: true, force: true });
-    return { ok: true, why: '' };
-  } catch (e) {
-    return {
-      ok: false,
-      why:
-        String((e as { stderr?: Buffer }).stderr ?? e)
-          .trim()
-          .split('\n')
-          .pop() ?? '',
-    };
-  }
-}
-const rr = rrRecordsHere();
-if (!rr.ok) console.log(`rr cannot record on this machine, replay tests skipped: ${rr.why}`);
+const rr = rrHere();
 
 describe('rr through the server', () => {
-  it('dbg_record records, or says precisely why rr cannot', async () => {
+  it('dbg_record records a crash where rr can record', async (ctx) => {
+    if (!rr.records) ctx.skip(rr.why);
     const h = await startServer(['--rr-trace-dir', traces]);
     const r = await h.call('dbg_record', { program: fixture('crash'), args: ['segv'] });
-    if (rr.ok) {
-      expect(r.isError).toBe(false);
-      expect(r.data.trace).toContain(traces);
-      expect(r.data.output.text).toContain('mode segv');
-    } else {
-      expect(r).toMatchObject({ isError: true, code: 'backend_unavailable' });
-      expect(r.data.error.message).toMatch(/rr cannot record here: .*(CPU|performance counters|perf events)/);
-      expect(r.data.error.message).toMatch(/record=true/);
-    }
+    expect(r.isError, r.text).toBe(false);
+    expect(r.data.trace).toContain(traces);
+    expect(r.data.output.text).toContain('mode segv');
+  });
+
+  it('dbg_record says precisely why where rr cannot record', async (ctx) => {
+    if (rr.records) ctx.skip(`${rr.why}: its refusal cannot be seen here`);
+    const h = await startServer(['--rr-trace-dir', traces]);
+    const r = await h.call('dbg_record', { program: fixture('crash'), args: ['segv'] });
+    expect(r).toMatchObject({ isError: true, code: 'backend_unavailable' });
+    expect(r.data.error.message).toMatch(/rr cannot record here: .*(CPU|performance counters|perf events)/);
+    expect(r.data.error.message).toMatch(/record=true/);
   });
 
   it('dbg://traces lists the trace directory', async () => {
@@ -66,7 +52,8 @@ describe('rr through the server', () => {
     expect(r.data.error.message).toMatch(/rr cannot replay/);
   });
 
-  it.skipIf(!rr.ok)('replays a recorded crash and runs backwards from it', async () => {
+  it('replays a recorded crash and runs backwards from it', async (ctx) => {
+    if (!rr.records) ctx.skip(rr.why);
     const h = await startServer(['--rr-trace-dir', traces]);
     const rec = await h.call('dbg_record', { program: fixture('corrupt') });
     const start = await h.call('dbg_start', { backend: 'rr', trace: rec.data.trace });

@@ -88,10 +88,10 @@ describe('dbg_run: deadlines and interrupts', () => {
     const id = start.data.session_id;
     const waiting = h.call('dbg_run', { session_id: id, action: 'continue', timeout_ms: 20_000 });
     await new Promise((r) => setTimeout(r, 300));
-    const began = Date.now();
+    // Had the interrupt queued behind the run, the run would have answered `running` at its 20 s
+    // deadline: both answering with the interrupt's stop is the proof, whatever the machine's speed.
     const interrupted = await h.call('dbg_run', { session_id: id, action: 'interrupt' });
     const continued = await waiting;
-    expect(Date.now() - began).toBeLessThan(5000);
     expect(interrupted.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
     expect(continued.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
     expect(continued.data.outcome.stop_id).toBe(interrupted.data.outcome.stop_id);

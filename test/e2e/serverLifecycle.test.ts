@@ -1,7 +1,9 @@
 // However the server ends — killed, terminated, or its client gone — no gdb and no debugged
-// program outlives it.
+// program outlives it. How soon is bench/shutdownBench.mjs's to measure; a wait here only catches
+// a hang, so a loaded machine cannot fail it.
 import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
+import { HANG_MS, HANG_TEST_MS } from '../helpers/outcomes.js';
 import { fixture } from '../helpers/paths.js';
 import { RawServer } from '../helpers/rawServer.js';
 
@@ -46,29 +48,27 @@ async function serverWithPrograms(): Promise<{ child: ChildProcess; pids: number
 }
 
 describe('server lifecycle', () => {
-  it('SIGKILL of the server: gdb sees end of input and takes its program along, within 2 s', async () => {
+  it('SIGKILL of the server: gdb sees end of input and takes its program along', {
+    timeout: HANG_TEST_MS,
+  }, async () => {
     const { child, pids } = await serverWithPrograms();
     child.kill('SIGKILL');
-    expect(await gone(pids, 2000)).toBe(true);
+    expect(await gone(pids, HANG_MS)).toBe(true);
   });
 
-  it('SIGTERM: an orderly shutdown within 3 s, nothing left', async () => {
+  it('SIGTERM: the shutdown path (exit code 0), nothing left', { timeout: HANG_TEST_MS }, async () => {
     const { child, pids } = await serverWithPrograms();
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const began = Date.now();
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(Date.now() - began).toBeLessThan(3000);
-    expect(await gone(pids, 500)).toBe(true);
+    expect(await gone(pids, HANG_MS)).toBe(true);
   });
 
-  it('the client closing stdin: an orderly shutdown within 3 s, nothing left', async () => {
+  it('the client closing stdin: the shutdown path (exit code 0), nothing left', { timeout: HANG_TEST_MS }, async () => {
     const { child, pids } = await serverWithPrograms();
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-    const began = Date.now();
     child.stdin?.end();
     expect(await exited).toBe(0);
-    expect(Date.now() - began).toBeLessThan(3000);
-    expect(await gone(pids, 500)).toBe(true);
+    expect(await gone(pids, HANG_MS)).toBe(true);
   });
 });

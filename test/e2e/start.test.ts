@@ -2,12 +2,12 @@
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../helpers/mcp.js';
+import { startInProcess } from '../helpers/inProcess.js';
 import { fixture, fixturesDir } from '../helpers/paths.js';
 
 describe('dbg_start: one call to the crash evidence', () => {
   it('reports the canonical NULL dereference completely, in under 4 KiB', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('crash'), args: ['segv'] });
     expect(r.isError).toBe(false);
     expect(r.size).toBeLessThan(4096);
@@ -33,7 +33,7 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 
   it('explains an abort with the assertion text the program printed', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('crash'), args: ['assert'] });
     const crash = r.data.views.crash;
     expect(crash.signal).toBe('SIGABRT');
@@ -44,14 +44,14 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 
   it('reports abort() without a message as such', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('crash'), args: ['abort'] });
     expect(r.data.views.crash.signal).toBe('SIGABRT');
     expect(r.data.views.crash.hint).toMatch(/abort\(\) called/);
   });
 
   it('reports SIGFPE in divide with its arguments', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('crash'), args: ['fpe'] });
     const crash = r.data.views.crash;
     expect(crash.signal).toBe('SIGFPE');
@@ -66,7 +66,7 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 
   it('reports a crash triggered by stdin, with the input delivered through the terminal', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('stdin_echo'), stdin: 'one\ncrash\n' });
     expect(r.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGSEGV' });
     expect(r.data.views.crash.output_tail).toContain('got:one');
@@ -74,14 +74,14 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 
   it('reports the fake MI program as a SIGSEGV, not as an exit', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('fake_mi') });
     expect(r.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGSEGV' });
     expect(r.data.views.crash.output_tail).toContain('*stopped,reason=\\"exited-normally\\"'.replaceAll('\\', ''));
   });
 
   it('diagnoses a hang in one call: interrupt at the deadline, stop and threads views', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('spin'), timeout_ms: 1500 });
     expect(r.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
     expect(r.data.views.stop.frame.function).toMatch(/spin|main/);
@@ -90,8 +90,10 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 
   it("shows every thread's stack for a multi-threaded hang", async () => {
-    const h = await startServer();
-    const r = await h.call('dbg_start', { program: fixture('threads'), timeout_ms: 800, include_locals: true });
+    const h = await startInProcess();
+    // The deadline is when the hang is read: every thread must have parked by then, which takes
+    // ~100 ms unloaded and took seconds on a loaded 2-core VM; 3 s leaves room for that.
+    const r = await h.call('dbg_start', { program: fixture('threads'), timeout_ms: 3000, include_locals: true });
     const threads = r.data.views.threads.threads;
     expect(threads).toHaveLength(4);
     for (const t of threads) expect(t.stack.length).toBeGreaterThan(0);
@@ -100,7 +102,7 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 
   it('returns the exit code and what the program printed', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('exitcode'), args: ['42'] });
     expect(r.data.outcome).toEqual({ kind: 'exited', exit_code: 42 });
     expect(r.data.session.state).toBe('exited');
@@ -110,7 +112,7 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 
   it('stops at main, at a breakpoint, or only loads', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const main = await h.call('dbg_start', { program: fixture('hello'), stop: 'main' });
     expect(main.data.outcome).toMatchObject({ kind: 'stopped', frame: { function: 'main' } });
     const bp = await h.call('dbg_start', {
@@ -131,7 +133,7 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 
   it('passes arguments literally and environment variables through', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const args = ['a b', '', "it's", '$HOME', ';', '*', '"q"', 'back\\slash'];
     const r = await h.call('dbg_start', { program: fixture('echo_args'), args, env: { DBG_MCP_PROBE: 'x y' } });
     expect(r.data.output.text).toBe(`${args.map((a) => `[${a}]\n`).join('')}probe=x y\n`);
@@ -140,7 +142,7 @@ describe('dbg_start: one call to the crash evidence', () => {
 
 describe('dbg_start: problems are said plainly', () => {
   it('warns about a program without debug info and a breakpoint that never resolves', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', {
       program: fixture('hello_nodebug'),
       stop: 'no-run',
@@ -152,7 +154,7 @@ describe('dbg_start: problems are said plainly', () => {
   });
 
   it('refuses a missing program, a non-executable file and a path outside the roots', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const missing = await h.call('dbg_start', { program: join(fixturesDir, 'build', 'nope') });
     expect(missing).toMatchObject({ isError: true, code: 'invalid_argument' });
     expect(missing.data.error.message).toMatch(/does not exist/);
@@ -167,7 +169,7 @@ describe('dbg_start: problems are said plainly', () => {
   });
 
   it('refuses unknown arguments, naming them, and starts nothing', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('hello'), progam: 'typo' });
     expect(r).toMatchObject({ isError: true, code: 'invalid_argument' });
     expect(r.data.error.message).toMatch(/unknown argument "progam"/);
@@ -180,7 +182,7 @@ describe('dbg_start: problems are said plainly', () => {
   });
 
   it('refuses line breaks in anything that would reach the debugger', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     for (const bad of ['a\nb', 'a\rb', 'a\u2028b', 'a\u0000b']) {
       const r = await h.call('dbg_start', { program: fixture('hello'), breakpoints: [{ location: bad }] });
       expect(r.code).toBe('invalid_argument');
@@ -189,7 +191,7 @@ describe('dbg_start: problems are said plainly', () => {
   });
 
   it('refuses an rr replay without a trace, naming the field', async () => {
-    const h = await startServer();
+    const h = await startInProcess();
     const r = await h.call('dbg_start', { backend: 'rr' });
     expect(r).toMatchObject({ isError: true, code: 'invalid_argument' });
     expect(r.data.error.message).toMatch(/^trace:/);
@@ -200,9 +202,7 @@ describe('source confinement', () => {
   it('quotes source only from files under the workspace roots', async () => {
     // The crash fixture's source lies under fixtures/c; with the root narrowed to the build
     // directory, the program runs but its source is not quoted, and the answer says why.
-    const { fixturesDir } = await import('../helpers/paths.js');
-    const { startServer: start } = await import('../helpers/mcp.js');
-    const h = await start(['--root', join(fixturesDir, 'build')]);
+    const h = await startInProcess(['--root', join(fixturesDir, 'build')]);
     const r = await h.call('dbg_start', { program: fixture('crash'), args: ['segv'] });
     expect(r.data.views.crash.hint).toMatch(/NULL pointer dereference/);
     expect(r.data.views.crash.source).toBeUndefined();

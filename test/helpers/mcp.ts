@@ -1,4 +1,6 @@
-// End-to-end: the built server (dist/dbg-mcp.js) over stdio, driven by the MCP SDK client.
+// End-to-end: the built server (dist/dbg-mcp.js) over stdio, driven by the MCP SDK client: for
+// what only a process shows (its stdout, stderr, exit, signals, CLI). Tool behaviour alone is
+// faster in process: helpers/inProcess.ts, with the same `call`.
 
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -21,17 +23,45 @@ export interface CallResult {
   size: number;
 }
 
-export interface McpHarness {
+export interface CallOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/** What every harness offers a test: the SDK client, one call helper, and its shutdown. */
+export interface McpCaller {
   client: Client;
+  call(name: string, args: Record<string, unknown>, options?: CallOptions): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+export interface McpHarness extends McpCaller {
   transport: StdioClientTransport;
-  call(
-    name: string,
-    args: Record<string, unknown>,
-    options?: { timeoutMs?: number; signal?: AbortSignal },
-  ): Promise<CallResult>;
   /** stderr lines the server wrote (JSON logs). */
   stderr: string[];
-  close(): Promise<void>;
+}
+
+/** One tool call through `client`, its answer shaped for assertions (shared by both harnesses). */
+export async function callTool(
+  client: Client,
+  name: string,
+  args: Record<string, unknown>,
+  options: CallOptions = {},
+): Promise<CallResult> {
+  const result = await client.callTool(
+    { name, arguments: args },
+    { timeout: options.timeoutMs ?? 60_000, ...(options.signal ? { signal: options.signal } : {}) },
+  );
+  checkContract(name, result.structuredContent, result.isError === true);
+  const data = withoutVersion(result.structuredContent);
+  const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+  return {
+    data,
+    text,
+    isError: result.isError === true,
+    ...(result.isError ? { code: data.error?.code } : {}),
+    size: JSON.stringify(result).length,
+  };
 }
 
 const open: McpHarness[] = [];
@@ -56,22 +86,7 @@ export async function startServer(args: string[] = [], env: Record<string, strin
     client,
     transport,
     stderr,
-    async call(name, callArgs, options = {}) {
-      const result = await client.callTool(
-        { name, arguments: callArgs },
-        { timeout: options.timeoutMs ?? 60_000, ...(options.signal ? { signal: options.signal } : {}) },
-      );
-      checkContract(name, result.structuredContent, result.isError === true);
-      const data = withoutVersion(result.structuredContent);
-      const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
-      return {
-        data,
-        text,
-        isError: result.isError === true,
-        ...(result.isError ? { code: data.error?.code } : {}),
-        size: JSON.stringify(result).length,
-      };
-    },
+    call: (name, callArgs, options) => callTool(client, name, callArgs, options),
     async close() {
       await client.close().catch(() => {});
     },

@@ -10,6 +10,22 @@ import type { Phase } from '../../src/session/sessionState.js';
 /** Half of the default test timeout: the longest any single wait in a test may take. */
 export const WAIT_MS = 15_000;
 
+/**
+ * A deadline that only catches a hang, for what must happen "at once" or "within N s": how soon is
+ * the bench's to measure (bench/shutdownBench.mjs), since a loaded machine stretches any bound a
+ * test could keep. A test whose waits use it gets HANG_TEST_MS, so the failing wait names itself.
+ */
+export const HANG_MS = 120_000;
+export const HANG_TEST_MS = 2 * HANG_MS + 60_000;
+
+/**
+ * Records which of two legitimate outcomes a test saw, as a test annotation of type `outcome`
+ * (the summary reporter lists them), so a run says what it proved instead of passing silently.
+ */
+export async function saw(ctx: { annotate(message: string, type?: string): Promise<unknown> }, what: string) {
+  await ctx.annotate(what, 'outcome');
+}
+
 function describeOutcome(o: RunOutcome): string {
   return JSON.stringify(o);
 }

@@ -57,7 +57,7 @@ async function expectDeadSession(s: Session): Promise<void> {
   expect(next.message).toMatch(/dbg_close/);
   expect((await failure(s.query(['stopped'], 'evaluate', (b) => b.evaluate('1', {})))).code).toBe('debugger_error');
   expect(await s.interrupt()).toEqual({ kind: 'dead', reason: expect.stringMatching(/SIGKILL/) });
-  // gdb's own children (the shell of `shell sleep`) die with its group, but may still be
+  // gdb's own children die with its group, but may still be
   // awaiting their reaper when the death is reported; close() sweeps the group.
   await s.close();
   await s.close();
@@ -70,7 +70,7 @@ describe('the debugger dies', () => {
     expectStopped(await s.run({ action: 'run', startMode: 'main', timeoutMs: WAIT_MS }), 'run to main');
     const program = programPid(s);
 
-    // A command gdb is busy with (a 10 s shell sleep) when it is killed.
+    // A command gdb is busy with (a 10 s sleep in its Python) when it is killed.
     let sent!: () => void;
     const inFlight = new Promise<void>((r) => {
       sent = r;
@@ -81,10 +81,10 @@ describe('the debugger dies', () => {
       return answer;
     });
     await inFlight;
-    const killedAt = Date.now();
     expect(gdbOf(s).signalDebugger('SIGKILL')).toBe(true);
+    // Failed by the death, with its reason: not after the sleep, nor at the command's deadline
+    // (that would be code timeout). How soon is bench/shutdownBench.mjs's to measure.
     const f = await failure(pending);
-    expect(Date.now() - killedAt).toBeLessThan(2000);
     expect(f.code).toBe('debugger_error');
     expect(f.message).toMatch(/SIGKILL/);
 
@@ -105,13 +105,11 @@ describe('the debugger dies', () => {
     // Posted behind the waiting run, so it reaches the mailbox only after gdb is gone.
     const queued = failure(s.query(['stopped', 'running'], 'evaluate', (b) => b.evaluate('counter', {})));
 
-    const killedAt = Date.now();
     expect(gdbOf(s).signalDebugger('SIGKILL')).toBe(true);
+    // `dead`, not `running` at the run's 20 s deadline: the death ended the wait.
     const outcome = await waiting;
-    expect(Date.now() - killedAt).toBeLessThan(2000);
     expect(outcome).toEqual({ kind: 'dead', reason: expect.stringMatching(/SIGKILL/) });
     const q = await queued;
-    expect(Date.now() - killedAt).toBeLessThan(2000);
     expect(q.code).toBe('debugger_error');
     expect(q.message).toMatch(/gone.*SIGKILL/);
 

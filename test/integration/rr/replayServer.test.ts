@@ -1,12 +1,13 @@
 // The replay server's lifecycle, for real: rr replay on this machine (which fails here with a
 // reason we must explain), and gdbserver standing in for rr's server where rr cannot replay.
-import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { spawnReplayServer, startRrReplay } from '../../../src/backends/rr/rrReplay.js';
 import { childEnvironment } from '../../../src/process/childEnvironment.js';
 import { DebuggerError } from '../../../src/util/errors.js';
 import { findOnPath } from '../../../src/util/which.js';
+import { saw } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
+import { rrHere } from '../../helpers/rrProbe.js';
 
 function alive(pid: number | undefined): boolean {
   if (pid === undefined) return false;
@@ -39,16 +40,10 @@ describe('replay server', () => {
     expect(alive(server.pid)).toBe(false);
   });
 
-  it('a server that exits before listening is an error with its reason', async () => {
+  it('a server that exits before listening is an error with its reason', async (ctx) => {
     const rr = findOnPath(['rr']);
     expect(rr, 'rr must be installed (.ci/run installs it)').toBeDefined();
-    let works = false;
-    try {
-      execFileSync(rr as string, ['record', '-o', '/tmp/dbg-mcp-rr-probe', '/bin/true'], { stdio: 'ignore' });
-      works = true;
-    } catch {
-      works = false;
-    }
+    const works = rrHere().records;
     const attempt = startRrReplay({
       rrPath: rr as string,
       trace: '/nonexistent/trace-0',
@@ -57,9 +52,10 @@ describe('replay server', () => {
     });
     await expect(attempt).rejects.toMatchObject({ code: 'backend_unavailable' });
     const message = await attempt.catch((e: Error) => e.message);
-    // Where rr works the failure is the missing trace; where it does not, rr says why first.
+    // Where rr works the failure is the missing trace (its text unverified: no machine here
+    // records); where it does not, rr says why first.
     if (!works) expect(message).toMatch(/CPU|performance counter|perf events/);
-    console.log(`rr replay here: ${message}`);
+    await saw(ctx, `${works ? 'rr works here: the missing trace' : 'rr cannot run here: its reason'}: ${message}`);
   });
 });
 

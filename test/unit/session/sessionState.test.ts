@@ -315,13 +315,12 @@ describe('transition: immutability', () => {
       const threads = before.threads;
       const libraries = before.libraries;
       const breakpoints = before.breakpoints;
-      const after = transition(before, event);
+      transition(before, event);
       expect(freeze(before)).toEqual(copy);
       // The collections the caller holds are not edited in place either.
       expect(before.threads).toBe(threads);
       expect(before.libraries).toBe(libraries);
       expect(before.breakpoints).toBe(breakpoints);
-      if (after !== before && after.threads !== before.threads) expect(after.threads).not.toBe(threads);
     },
   );
 });
