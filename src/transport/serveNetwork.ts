@@ -69,47 +69,7 @@ export async function serveNetwork(config: ServerConfig, t: TransportConfig): Pr
   metrics.observeTransport(() => ({ inFlight: door.inFlight, mcpSessions: endpoint.legacy.size }));
 
   const servers: Server[] = [];
-  const where: Record<string, string> = {};
-  if (t.http) {
-    const server = createHttpServer(door.listener('tcp', allowedHostnames(t.http)));
-    servers.push(server);
-    const port = await listenTcp(server, t.http.host, t.http.port);
-    where['http'] = mcpUrl({ host: t.http.host, port });
-  }
-  const socketPath = t.unix;
-  if (socketPath !== undefined) {
-    const server = createHttpServer(door.listener('unix'));
-    servers.push(server);
-    await listenOnUnixSocket(server, socketPath);
-    where['unix'] = socketPath;
-    // Node removes the socket on close(); an exit without close (a second signal) removes it here.
-    process.on('exit', () => removeSocket(socketPath));
-  }
-
-  log('info', 'dbg-mcp serving', {
-    version: packageVersion(),
-    ...where,
-    auth: tokens ? `bearer tokens from ${tokens.path} (clients: ${tokens.names.join(', ')})` : 'none',
-    remote: t.http !== undefined && !isLoopbackHost(t.http.host),
-    ...(t.clientSessions !== undefined ? { clientSessions: t.clientSessions } : {}),
-    config: { ...config, passthroughEnv: config.passthroughEnv.join(',') },
-  });
-  if (t.http && !isLoopbackHost(t.http.host)) {
-    log(
-      'warn',
-      'listening beyond loopback (--allow-remote): plain HTTP with bearer tokens; put a proxy that terminates TLS in front',
-      {
-        address: `${t.http.host}`,
-      },
-    );
-  } else if (t.http && !tokens) {
-    log(
-      'warn',
-      'HTTP without --token-file: every local user can reach the loopback port; prefer --unix, or give a token file',
-      {},
-    );
-  }
-
+  // Signals are ours before the first listener exists: a SIGTERM just after start-up is a shutdown too.
   let stopping = false;
   const shutdown = async (why: string, code: number): Promise<void> => {
     if (stopping) {
@@ -153,4 +113,44 @@ export async function serveNetwork(config: ServerConfig, t: TransportConfig): Pr
   process.on('unhandledRejection', (reason) => {
     log('error', 'unhandled rejection', { error: String(reason), stack: (reason as Error)?.stack });
   });
+  const where: Record<string, string> = {};
+  if (t.http) {
+    const server = createHttpServer(door.listener('tcp', allowedHostnames(t.http)));
+    servers.push(server);
+    const port = await listenTcp(server, t.http.host, t.http.port);
+    where['http'] = mcpUrl({ host: t.http.host, port });
+  }
+  const socketPath = t.unix;
+  if (socketPath !== undefined) {
+    const server = createHttpServer(door.listener('unix'));
+    servers.push(server);
+    await listenOnUnixSocket(server, socketPath);
+    where['unix'] = socketPath;
+    // Node removes the socket on close(); an exit without close (a second signal) removes it here.
+    process.on('exit', () => removeSocket(socketPath));
+  }
+
+  log('info', 'dbg-mcp serving', {
+    version: packageVersion(),
+    ...where,
+    auth: tokens ? `bearer tokens from ${tokens.path} (clients: ${tokens.names.join(', ')})` : 'none',
+    remote: t.http !== undefined && !isLoopbackHost(t.http.host),
+    ...(t.clientSessions !== undefined ? { clientSessions: t.clientSessions } : {}),
+    config: { ...config, passthroughEnv: config.passthroughEnv.join(',') },
+  });
+  if (t.http && !isLoopbackHost(t.http.host)) {
+    log(
+      'warn',
+      'listening beyond loopback (--allow-remote): plain HTTP with bearer tokens; put a proxy that terminates TLS in front',
+      {
+        address: `${t.http.host}`,
+      },
+    );
+  } else if (t.http && !tokens) {
+    log(
+      'warn',
+      'HTTP without --token-file: every local user can reach the loopback port; prefer --unix, or give a token file',
+      {},
+    );
+  }
 }
