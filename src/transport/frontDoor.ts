@@ -91,14 +91,17 @@ export class FrontDoor {
     return sendResponse(res, jsonRpcError(404, -32000, `Not found: MCP is served at /mcp`));
   }
 
-  /** Counted and logged (never the token: only its absence or that it matched no client). */
+  /**
+   * Counted and logged: never the token (only its absence or that it matched no client), and the
+   * path without its query, where a client might have put one.
+   */
   private refused(reason: string, req: IncomingMessage, via: ListenerKind): void {
     this.options.metrics.httpRefused(reason);
     log('warn', 'HTTP request refused', {
       reason,
       via,
       method: req.method,
-      path: req.url?.slice(0, 200),
+      path: new URL(req.url ?? '/', 'http://localhost').pathname.slice(0, 200),
       remote: req.socket.remoteAddress ?? 'unix socket',
     });
   }
