@@ -95,10 +95,14 @@ export class LegacySessions {
       entry.active--;
       throw e;
     }
-    return whenBodyDone(response, () => {
-      entry.active--;
-      entry.lastUsed = Date.now();
-    });
+    return whenBodyDone(
+      response,
+      () => {
+        entry.active--;
+        entry.lastUsed = Date.now();
+      },
+      request.signal,
+    );
   }
 
   /** Closes the least recently used session with nothing in flight; false when all are busy. */

@@ -10,9 +10,11 @@ export function jsonRpcError(status: number, code: number, message: string): Res
 
 /**
  * The same response, calling `done` once when its body has been read to the end, failed, or was
- * cancelled (the client went away); at once for a response without a body.
+ * cancelled; at once for a response without a body. `signal` (the request's, which toNodeHandler
+ * aborts when the client goes away) cancels the body at once: toNodeHandler itself notices only
+ * when the next chunk comes, up to 15 s later on an idle SSE stream (its keep-alive interval).
  */
-export function whenBodyDone(response: Response, done: () => void): Response {
+export function whenBodyDone(response: Response, done: () => void, signal?: AbortSignal): Response {
   if (response.body === null) {
     done();
     return response;
@@ -25,6 +27,14 @@ export function whenBodyDone(response: Response, done: () => void): Response {
     }
   };
   const reader = response.body.getReader();
+  if (signal) {
+    const onAbort = (): void => {
+      finish();
+      reader.cancel(signal.reason).catch(() => {});
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  }
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {

@@ -158,6 +158,24 @@ describe('LegacySessions', () => {
     await Promise.all(streams.map((s) => s.body?.cancel()));
   });
 
+  it('counts a stream as done as soon as its client goes away, not at the next keep-alive', async () => {
+    const { legacy } = sessions({ maxSessions: 1, idleMs: 60_000 });
+    const first = await initialize(legacy, alice);
+    const gone = new AbortController();
+    const stream = await legacy.fetch(
+      new Request('http://localhost/mcp', {
+        headers: { accept: 'text/event-stream', 'mcp-session-id': first, 'mcp-protocol-version': '2025-11-25' },
+        signal: gone.signal,
+      }),
+      alice,
+    );
+    expect(stream.status).toBe(200);
+    // What toNodeHandler does when the connection closes: it aborts the request's signal.
+    gone.abort();
+    await initialize(legacy, bob);
+    expect(await toolsList(legacy, first, alice)).toBe(404);
+  });
+
   it('close() aborts the calls still running', async () => {
     const { legacy, seen } = sessions();
     const id = await initialize(legacy, alice);
