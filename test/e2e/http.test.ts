@@ -115,8 +115,13 @@ describe('the front door', { timeout: 90_000 }, () => {
     await expect(server.connect()).rejects.toThrow();
     const c = await server.connect({ token: ALICE });
     expect((await c.call('dbg_sessions', {})).isError).toBe(false);
-    const refusals = server.logs.filter((l) => l.message === 'HTTP request refused').map((l) => l.reason);
-    expect(refusals).toEqual(expect.arrayContaining(['no_token', 'bad_token', 'bad_host', 'bad_origin']));
+    // The log lines come on stderr, which may trail the answers on the socket.
+    for (const reason of ['no_token', 'bad_token', 'bad_host', 'bad_origin']) {
+      await server.waitForLog(
+        (l) => l.message === 'HTTP request refused' && l.reason === reason,
+        `the ${reason} log line`,
+      );
+    }
     const all = JSON.stringify(server.logs);
     expect(all).not.toContain(ALICE);
     expect(all).not.toContain(BOB);
@@ -204,7 +209,7 @@ describe('start-up refusals', { timeout: 60_000 }, () => {
       tokenFile(`alice:${ALICE}\n`),
     ]);
     expect(server.logs.find((l) => l.message === 'dbg-mcp serving')).toMatchObject({ remote: true });
-    expect(server.logs.some((l) => /listening beyond loopback \(--allow-remote\)/.test(l.message))).toBe(true);
+    await server.waitForLog((l) => /^listening beyond loopback \(--allow-remote\)/.test(l.message), 'the warning');
     const port = new URL(server.url as string).port;
     const health = await server.raw('/metrics', {
       headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${ALICE}` },

@@ -105,7 +105,7 @@ function spawnServer(args: string[]): { child: ChildProcess; logs: any[]; lines:
 export async function refusedStart(args: string[]): Promise<{ code: number | null; said: string }> {
   const { child, lines } = spawnServer(args);
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-  const code = await new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+  const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
   clearTimeout(timer);
   return { code, said: lines.join('\n') };
 }
@@ -138,8 +138,9 @@ function rawRequest(
 
 export async function startNetworkServer(args: string[]): Promise<NetworkServer> {
   const { child, logs, lines } = spawnServer(args);
+  // 'close' rather than 'exit': by then every line the server wrote to stderr has been read.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
+    child.once('close', (code, signal) => resolve({ code, signal })),
   );
   const waitForLog = async (match: (record: any) => boolean, what: string, ms = 15_000): Promise<any> => {
     const started = Date.now();
