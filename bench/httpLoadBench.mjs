@@ -50,32 +50,50 @@ function cpuMs(pid) {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** CPU time (ms) of every live process below `root`: the debuggers and their programs. */
-function descendantsCpuMs(root) {
+/** Live processes below `root` (pid, ppid, comm, CPU ms): the debuggers and their programs. */
+function descendants(root) {
   const stats = [];
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      stats.push({ pid: Number(name), ppid: Number(f[1]), ms: (Number(f[11]) + Number(f[12])) * 10 });
+      if (f[0] === 'Z') continue;
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      stats.push({ pid: Number(name), ppid: Number(f[1]), comm, ms: (Number(f[11]) + Number(f[12])) * 10 });
     } catch {
       // exited while listed
     }
   }
   const below = new Set([root]);
-  let total = 0;
+  const found = [];
   for (let grew = true; grew; ) {
     grew = false;
     for (const p of stats) {
       if (!below.has(p.pid) && below.has(p.ppid)) {
         below.add(p.pid);
-        total += p.ms;
+        found.push(p);
         grew = true;
       }
     }
   }
-  return total;
+  return found;
+}
+
+/**
+ * Until the debuggers of the previous turn are gone (closing 32 sessions goes on in the
+ * background for a while): a turn must not pay for the one before.
+ */
+async function settled(root) {
+  const until = nowMs() + 20_000;
+  while (descendants(root).some((p) => p.comm === 'gdb' || p.comm === 'counter') && nowMs() < until) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** CPU time (ms) of every live process below `root`: the debuggers and their programs. */
+function descendantsCpuMs(root) {
+  return descendants(root).reduce((sum, p) => sum + p.ms, 0);
 }
 
 function percentile(values, p) {
@@ -208,6 +226,7 @@ async function stdioRun(program, breakpoint) {
     let loopMs = 0;
     const cpu = { server: 0, clients: 0, debuggers: 0 };
     for (let i = -1; i < CLIENTS; i++) {
+      await settled(server.pid);
       const id = await open(server, program, breakpoint);
       const t0 = nowMs();
       const cpu0 = { server: cpuMs(server.pid), clients: cpuMs(process.pid), debuggers: descendantsCpuMs(server.pid) };
@@ -291,8 +310,9 @@ export async function runHttpLoadBench() {
     for (let turn = 0; turn < TURNS; turn++) {
       for (const stalled of turn % 2 === 0 ? [false, true] : [true, false]) {
         process.stderr.write(`http: ${CLIENTS} clients${stalled ? ' beside a stalled one' : ''}…\n`);
+        await settled(server.pid);
         const release = stalled ? await stallClient(server.url) : undefined;
-        if (release) await new Promise((r) => setTimeout(r, 500)); // its answers fill its sockets
+        await new Promise((r) => setTimeout(r, 500)); // its answers fill its sockets (both kinds wait alike)
         (stalled ? beside : plain).push(await httpRun(server, program, breakpoint));
         if (release) {
           rss.push(memoryOf(server.pid).rss);
