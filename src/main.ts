@@ -8,6 +8,8 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { helpText, OptionError, parseCommandLine } from './cli/options.js';
 import type { ServerConfig } from './server/config.js';
 import { type CreatedServer, createServer } from './server/createServer.js';
+import { servesNetwork } from './transport/transportConfig.js';
+import { DebuggerError } from './util/errors.js';
 import { log, setLogLevel } from './util/log.js';
 import { packageVersion } from './util/version.js';
 
@@ -94,7 +96,18 @@ async function main(): Promise<void> {
     case 'serve':
       setLogLevel(config.logLevel);
       checkRoots(config);
-      await serve(config);
+      if (!servesNetwork(parsed.transport)) {
+        await serve(config);
+        return;
+      }
+      // Loaded only here: stdio start-up pays nothing for the HTTP stack.
+      try {
+        const { serveNetwork } = await import('./transport/serveNetwork.js');
+        await serveNetwork(config, parsed.transport);
+      } catch (e) {
+        if (e instanceof DebuggerError) fail(e.message);
+        throw e;
+      }
       return;
   }
 }

@@ -5,6 +5,8 @@
 import { delimiter } from 'node:path';
 import { defaultConfig, type ServerConfig } from '../server/config.js';
 import { parseAttachPolicy, parseRemoteHosts } from '../server/policy.js';
+import { parseListenAddress } from '../transport/listenAddress.js';
+import { defaultTransportConfig, type TransportConfig } from '../transport/transportConfig.js';
 import type { LogLevel } from '../util/log.js';
 
 export class OptionError extends Error {}
@@ -14,7 +16,9 @@ interface OptionSpec {
   env: string;
   value: string;
   help: string;
-  apply(config: ServerConfig, raw: string, from: string): void;
+  /** An on|off flag that may stand alone, meaning on (`--allow-remote`). */
+  bare?: true;
+  apply(config: ServerConfig, raw: string, from: string, transport: TransportConfig): void;
 }
 
 function positiveInt(raw: string, from: string, min: number, max: number): number {
@@ -172,6 +176,56 @@ export const OPTIONS: OptionSpec[] = [
     },
   },
   {
+    flag: '--http',
+    env: 'DBG_MCP_HTTP',
+    value: 'HOST:PORT',
+    help: 'serve MCP over Streamable HTTP at http://HOST:PORT/mcp instead of stdio (loopback only unless --allow-remote; port 0 picks a free one)',
+    apply: (_c, raw, from, t) => {
+      try {
+        t.http = parseListenAddress(raw);
+      } catch (e) {
+        throw new OptionError(`${from}: ${(e as Error).message}`);
+      }
+    },
+  },
+  {
+    flag: '--unix',
+    env: 'DBG_MCP_UNIX',
+    value: 'PATH',
+    help: "serve MCP over Streamable HTTP on an owner-only unix socket (in a 0700 directory of the server's user)",
+    apply: (_c, raw, from, t) => {
+      t.unix = nonEmpty(raw, from);
+    },
+  },
+  {
+    flag: '--token-file',
+    env: 'DBG_MCP_TOKEN_FILE',
+    value: 'FILE',
+    help: 'bearer tokens, one name:token a line (mode 0600, owned by the server user); the name identifies the client; reloaded on SIGHUP',
+    apply: (_c, raw, from, t) => {
+      t.tokenFile = nonEmpty(raw, from);
+    },
+  },
+  {
+    flag: '--allow-remote',
+    env: 'DBG_MCP_ALLOW_REMOTE',
+    value: 'on|off',
+    help: 'let --http bind an address other than loopback (needs --token-file; plain HTTP: put a TLS proxy in front); alone means on',
+    bare: true,
+    apply: (_c, raw, from, t) => {
+      t.allowRemote = onOff(raw, from);
+    },
+  },
+  {
+    flag: '--client-sessions',
+    env: 'DBG_MCP_CLIENT_SESSIONS',
+    value: 'N',
+    help: 'sessions one client may hold open at once (default: --max-sessions)',
+    apply: (_c, raw, from, t) => {
+      t.clientSessions = positiveInt(raw, from, 1, 1024);
+    },
+  },
+  {
     flag: '--log-level',
     env: 'DBG_MCP_LOG_LEVEL',
     value: 'LEVEL',
@@ -197,16 +251,20 @@ export const OPTIONS: OptionSpec[] = [
 export interface ParsedCommandLine {
   command: 'serve' | 'doctor' | 'demo' | 'help' | 'version';
   config: ServerConfig;
+  /** How serve is reached: stdio unless --http or --unix. */
+  transport: TransportConfig;
   json: boolean;
 }
 
 /** Reads the environment first, then the flags, into a config. Throws OptionError on bad input. */
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
   // --help and --version work whatever the environment holds.
-  if (argv.includes('--help') || argv.includes('-h')) return { command: 'help', config: defaultConfig(), json: false };
+  if (argv.includes('--help') || argv.includes('-h'))
+    return { command: 'help', config: defaultConfig(), transport: defaultTransportConfig(), json: false };
   if (argv.includes('--version') || argv.includes('-V'))
-    return { command: 'version', config: defaultConfig(), json: false };
+    return { command: 'version', config: defaultConfig(), transport: defaultTransportConfig(), json: false };
   const config = defaultConfig();
+  const transport = defaultTransportConfig();
   const known = new Map(OPTIONS.map((o) => [o.env, o]));
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith('DBG_MCP_') || value === undefined) continue;
@@ -216,7 +274,7 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
         `${name} is not a setting of dbg-mcp (known: ${[...known.keys()].join(', ')}); unset it or fix the name`,
       );
     }
-    spec.apply(config, value, name);
+    spec.apply(config, value, name, transport);
   }
   let command: ParsedCommandLine['command'] = 'serve';
   let json = false;
@@ -238,17 +296,18 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     if (!spec) throw new OptionError(`unknown argument ${JSON.stringify(arg)} (dbg-mcp --help lists the options)`);
     let value: string | undefined;
     if (eq > 0) value = arg.slice(eq + 1);
+    else if (spec.bare && (argv[i + 1] === undefined || argv[i + 1]?.startsWith('--'))) value = 'on';
     else {
       value = argv[i + 1];
       i++;
     }
     if (value === undefined) throw new OptionError(`${name} needs a value (${spec.value})`);
-    spec.apply(config, value, name);
+    spec.apply(config, value, name, transport);
     // Several --root flags add up (and replace DBG_MCP_ROOT).
     if (name === '--root') flagRoots.push(...config.roots);
   }
   if (flagRoots.length > 0) config.roots = flagRoots;
-  return { command, config, json };
+  return { command, config, transport, json };
 }
 
 export function helpText(version: string): string {
@@ -257,6 +316,8 @@ export function helpText(version: string): string {
     '',
     'Usage:',
     '  dbg-mcp [serve] [OPTIONS]   serve MCP on stdio (what an MCP client runs)',
+    '  dbg-mcp serve --http 127.0.0.1:PORT | --unix PATH [--token-file F] [OPTIONS]',
+    '                              one server for several clients, MCP at /mcp (and /healthz, /metrics)',
     '  dbg-mcp doctor [--json]     what this machine can debug, and how to fix what is missing',
     '  dbg-mcp demo                debug a bundled crashing program through the real server',
     '  dbg-mcp --help | --version',

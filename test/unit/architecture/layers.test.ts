@@ -1,8 +1,9 @@
 // The one-way dependency rule of HOUSE-STYLE.md, checked over the source text:
-//   server → session → backends → protocols → (model, process, util)
+//   transport → server → session → backends → protocols → (model, process, util)
 // A module imports its own layer or a lower one. At the bottom, model imports nothing but
-// itself, util nothing but itself, process only itself and util. src/main.ts and src/cli/ are
-// entry points and may import anything; nothing else may import them.
+// itself, util nothing but itself, process only itself and util. transport (HTTP and the unix
+// socket, beside stdio) reaches the rest only through server (createServer) and util. src/main.ts
+// and src/cli/ are entry points and may import anything; nothing else may import them.
 //
 // And the seam: server/ and session/ know two files of backends/ (debuggerBackend.ts, the
 // interface, and registry.ts, the factory), and no debugger's words: no GDB command or MI name,
@@ -15,11 +16,12 @@ import { repoRoot } from '../../helpers/paths.js';
 
 const srcDir = join(repoRoot, 'src');
 
-type Layer = 'entry' | 'server' | 'session' | 'backends' | 'protocols' | 'model' | 'process' | 'util';
+type Layer = 'entry' | 'transport' | 'server' | 'session' | 'backends' | 'protocols' | 'model' | 'process' | 'util';
 
 /** Height of each layer; the bottom three share 0 and have their own rules below. */
 const rank: Record<Layer, number> = {
-  entry: 5,
+  entry: 6,
+  transport: 5,
   server: 4,
   session: 3,
   backends: 2,
@@ -29,8 +31,13 @@ const rank: Record<Layer, number> = {
   util: 0,
 };
 
-/** What each bottom layer may import besides itself. */
-const bottomAllows: Partial<Record<Layer, readonly Layer[]>> = { model: [], util: [], process: ['util'] };
+/** What each bottom layer (and transport) may import besides itself. */
+const bottomAllows: Partial<Record<Layer, readonly Layer[]>> = {
+  model: [],
+  util: [],
+  process: ['util'],
+  transport: ['server', 'util'],
+};
 
 /** The layer of a path relative to src/ (posix separators), or undefined if it is in none. */
 function layerOf(path: string): Layer | undefined {
@@ -230,6 +237,12 @@ describe('the checker itself', () => {
     ],
     ['stray.ts', ''],
     ['util/outside.ts', "import { fixture } from '../../test/helpers/paths.js';"],
+    [
+      'transport/ok.ts',
+      "import { createServer } from '../server/createServer.js';\nimport { log } from '../util/log.js';",
+    ],
+    ['transport/bad.ts', "import type { Session } from '../session/session.js';"],
+    ['server/up.ts', "import { Metrics } from '../transport/metrics.js';"],
   ]);
 
   it('finds imports past the seam and the server reaching for a backend', () => {
@@ -282,6 +295,8 @@ describe('the checker itself', () => {
         'stray.ts -',
         'util/bad.ts ../process/outputRing.js',
         'util/outside.ts ../../test/helpers/paths.js',
+        'transport/bad.ts ../session/session.js',
+        'server/up.ts ../transport/metrics.js',
       ].sort(),
     );
   });
