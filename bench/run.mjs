@@ -8,6 +8,7 @@
 import { formatBenchTable } from './benchTable.mjs';
 import { runColdStartBench } from './coldStartBench.mjs';
 import { runCrashTurnBench } from './crashTurnBench.mjs';
+import { runHttpLoadBench } from './httpLoadBench.mjs';
 import { runHugeDataBench } from './hugeDataBench.mjs';
 import { runLinearityBench } from './linearityBench.mjs';
 import { runOverheadBench } from './overheadBench.mjs';
@@ -21,6 +22,7 @@ const BENCHES = [
   ['cold start', runColdStartBench],
   ['scale', runScaleBench],
   ['huge data', runHugeDataBench],
+  ['HTTP load', runHttpLoadBench],
   ['MI parser', runParserBench],
   ['MI linearity', runLinearityBench],
   ['shutdown', runShutdownBench],

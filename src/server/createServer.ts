@@ -16,6 +16,17 @@ import { failure, success } from './response.js';
 import { describeIssues } from './schemas.js';
 import { allTools } from './tools/index.js';
 
+/**
+ * What the server reports as it answers, for /metrics: src/transport/metrics.ts implements it.
+ * Optional: stdio has no /metrics and passes none.
+ */
+export interface CallObserver {
+  /** outcome: `ok` or the error code; bytes: the JSON of the result. */
+  toolCall(tool: string, outcome: string, ms: number, bytes: number): void;
+  /** An input refused before a debugger saw it. */
+  refused(reason: string): void;
+}
+
 export interface CreatedServer {
   server: McpServer;
   sessions: SessionManager;
@@ -155,6 +166,7 @@ export function createServer(
     },
     ...(config.transcriptDir ? { transcriptDir: config.transcriptDir } : {}),
   }),
+  observer?: CallObserver,
 ): CreatedServer {
   const server = new McpServer(
     { name: 'dbg-mcp', version: packageVersion() },
@@ -164,7 +176,7 @@ export function createServer(
         'Debug native programs with real debuggers. Start with dbg_start (one call runs the program to its crash, hang or breakpoint and returns the evidence); read dbg://guide for the diagnosis workflows.',
     },
   );
-  for (const tool of allTools(config)) register(server, tool, sessions, config);
+  for (const tool of allTools(config)) register(server, tool, sessions, config, observer);
   registerResources(server, sessions, config);
   registerPrompts(server);
   return { server, sessions, shutdown: () => sessions.closeAll() };
@@ -176,6 +188,7 @@ function register(
   tool: ToolDefinition<any, any>,
   sessions: SessionManager,
   config: ServerConfig,
+  observer: CallObserver | undefined,
 ): void {
   server.registerTool(
     tool.name,
@@ -188,6 +201,8 @@ function register(
     async (rawArgs: unknown, ctx): Promise<CallToolResult> => {
       const callId = ++callCounter;
       const started = Date.now();
+      // The transport names HTTP and socket clients (token name, `local`, `loopback`); stdio has one.
+      const client = ctx.http?.authInfo?.clientId ?? 'stdio';
       const parsed = tool.input.safeParse(rawArgs ?? {});
       let result: CallToolResult;
       let sessionId: string | undefined;
@@ -199,6 +214,7 @@ function register(
         sessionId = typeof args['session_id'] === 'string' ? args['session_id'] : undefined;
         const progressToken = ctx.mcpReq._meta?.progressToken;
         const toolCtx: ToolContext = {
+          client,
           sessions,
           config,
           signal: ctx.mcpReq.signal,
@@ -227,14 +243,18 @@ function register(
       const error = result.isError
         ? (result.structuredContent as { error?: { code?: string } } | undefined)?.error
         : undefined;
+      const durationMs = Date.now() - started;
       log('info', 'tool call', {
         callId,
+        client,
         tool: tool.name,
         arguments: cutForLog(rawArgs),
         outcome: error ? `error:${error.code ?? '?'}` : 'ok',
-        durationMs: Date.now() - started,
+        durationMs,
         ...(sessionId ? { session: sessionId } : {}),
       });
+      if (!parsed.success) observer?.refused('schema');
+      observer?.toolCall(tool.name, error?.code ?? 'ok', durationMs, JSON.stringify(result).length);
       return result;
     },
   );

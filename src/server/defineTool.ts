@@ -12,6 +12,8 @@ import type { ServerConfig } from './config.js';
 import type { Answer } from './response.js';
 
 export interface ToolContext {
+  /** Who calls: a token's name, `local` (unix socket), `loopback` (HTTP without tokens) or `stdio`. */
+  client: string;
   sessions: SessionManager;
   config: ServerConfig;
   /** Aborts when the client cancels the request. */

@@ -69,9 +69,9 @@ export async function serveNetwork(config: ServerConfig, t: TransportConfig): Pr
   const tokens = t.tokenFile !== undefined ? TokenStore.load(t.tokenFile) : undefined;
   const metrics = new Metrics();
   // The one SessionManager: every per-request McpServer below is made around it.
-  const root = createServer(config);
-  metrics.observeSessions(() => root.sessions.list().map((s) => ({ backend: s.backend.info.kind, state: s.phase })));
-  const endpoint = new McpEndpoint(() => createServer(config, root.sessions).server);
+  const root = createServer(config, undefined, metrics);
+  metrics.observeSessions(() => root.sessions.list().map((s) => ({ backend: s.debugger.kind, state: s.phase })));
+  const endpoint = new McpEndpoint(() => createServer(config, root.sessions, metrics).server);
   const origins = t.http ? allowedHostnames(t.http) : allowedHostnames({ host: 'localhost', port: 0 });
   const door = new FrontDoor({ auth: new ClientAuth(tokens), metrics, endpoint, allowedOrigins: origins });
   metrics.observeTransport(() => ({ inFlight: door.inFlight, mcpSessions: endpoint.legacy.size }));

@@ -20,6 +20,8 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Instruction } from '../../model/model.js';
+import type { MiTuple } from '../../protocols/mi/miRecords.js';
+import { findOnPath } from '../../util/which.js';
 import {
   isExitStop,
   miTuple,
@@ -28,8 +30,6 @@ import {
   narrowDisassembly,
   narrowStop,
 } from './gdbNarrow.js';
-import type { MiTuple } from '../../protocols/mi/miRecords.js';
-import { findOnPath } from '../../util/which.js';
 import { GdbProbeProcess } from './gdbProbeProcess.js';
 
 export type HardwareVerdict = 'work' | 'dead' | 'unknown';
