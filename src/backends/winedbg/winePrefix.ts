@@ -15,10 +15,21 @@
 // is used as it is: never leased, no persistent server started in it, and at the end only our
 // sessions' processes are killed, never its wineserver.
 
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { childEnvironment } from '../../process/childEnvironment.js';
 import { sealedStdio } from '../../process/sealedStdio.js';
@@ -121,19 +132,46 @@ export function diskUsage(dir: string): number {
   return total;
 }
 
+/**
+ * Runs a Wine command to its exit. Not execFile: it waits for the output pipes to close, and the
+ * services a first Wine client starts (services.exe, winedevice.exe…) inherit them and live as
+ * long as the wineserver (measured: wineboot --init "hung" until the server ended). So stdout
+ * goes nowhere and stderr to a file that is read at the exit.
+ */
 function run(file: string, args: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'dbg-mcp-wine-'));
+  const errPath = join(dir, 'stderr');
+  const errFd = openSync(errPath, 'w+', 0o600);
+  const cleanup = (): string => {
+    let text = '';
+    try {
+      text = readFileSync(errPath, 'utf8').slice(-4096);
+    } catch {
+      // unreadable: report without it
+    }
+    closeSync(errFd);
+    rmSync(dir, { recursive: true, force: true });
+    return text;
+  };
   return new Promise((resolvePromise, reject) => {
-    execFile(file, [...args], { env, timeout: timeoutMs, killSignal: 'SIGKILL' }, (error, _out, stderr) => {
-      if (error) {
-        const tail = String(stderr)
-          .split('\n')
-          .filter((l) => l && !/wine32|multiarch|dpkg|apt-get/.test(l));
-        reject(
-          new Error(
-            `${file} ${args.join(' ')}: ${error.message}${tail.length ? ` (${tail.slice(-3).join(' | ')})` : ''}`,
-          ),
-        );
-      } else resolvePromise();
+    const child = spawn(file, [...args], { env, stdio: sealedStdio(['ignore', 'ignore', errFd]) });
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    timer.unref();
+    child.once('error', (e) => {
+      clearTimeout(timer);
+      cleanup();
+      reject(new Error(`${file}: ${e.message}`));
+    });
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      const said = cleanup()
+        .split('\n')
+        .filter((l) => l && !/wine32|multiarch|dpkg|apt-get/.test(l));
+      if (code === 0) resolvePromise();
+      else {
+        const why = signal === 'SIGKILL' ? `no exit within ${timeoutMs} ms` : `exit ${signal ?? code}`;
+        reject(new Error(`${file} ${args.join(' ')}: ${why}${said.length ? ` (${said.slice(-3).join(' | ')})` : ''}`));
+      }
     });
   });
 }
@@ -148,6 +186,8 @@ export class WinePrefix {
   private preparing: Promise<PrepareReport> | undefined;
   private server: ChildProcess | undefined;
   private closed = false;
+  /** The tail of the chain serially() runs its jobs on. */
+  private queue: Promise<unknown> = Promise.resolve();
 
   private constructor(dir: string, owned: boolean, tools: WineTools, options: WinePrefixOptions, cacheDir: string) {
     this.dir = dir;
@@ -288,6 +328,24 @@ export class WinePrefix {
     });
     server.unref();
     this.server = server;
+  }
+
+  /** The prefix's wineserver, wherever it was started from, or undefined while none runs. */
+  serverPid(): number | undefined {
+    if (this.server?.pid !== undefined && this.server.exitCode === null && this.server.signalCode === null) {
+      return this.server.pid;
+    }
+    return prefixProcesses(this.dir).find((p) => /(^|\/)wineserver(64)?$/.test(p.command))?.pid;
+  }
+
+  /**
+   * Runs `job` after every job queued before it has settled: for what must not overlap in one
+   * prefix (a proxy start, whose listening socket is told apart by being the wineserver's newest).
+   */
+  serially<T>(job: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(job, job);
+    this.queue = run.catch(() => {});
+    return run;
   }
 
   /** Where the prefix is and how big, for the doctor. */
