@@ -55,10 +55,10 @@ export class ProxyGdb {
     public connectMs = 0,
   ) {}
 
-  static async start(target: ProxyTarget, program?: string): Promise<ProxyGdb> {
+  static async start(target: ProxyTarget, program?: string, sessionId = newSessionId()): Promise<ProxyGdb> {
     const prefix = await testPrefix();
     const started = Date.now();
-    const proxy = await WinedbgProxy.start({ prefix, target, sessionId: newSessionId(), cwd: windowsFixturesDir });
+    const proxy = await WinedbgProxy.start({ prefix, target, sessionId, cwd: windowsFixturesDir });
     const gdb = spawnInGroup('gdb', ['--interpreter=mi4', '-nx', '-q'], {
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/' },
       cwd: windowsFixturesDir,
