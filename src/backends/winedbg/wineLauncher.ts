@@ -47,8 +47,10 @@ export function launcherSource(): string {
  * The launcher .exe in `cacheDir`, built with mingw when missing or when its source changed.
  * Throws backend_unavailable naming the fix when mingw is not installed.
  */
-export async function ensureLauncher(cacheDir: string, compiler = findOnPath([MINGW_CC])): Promise<string> {
-  const source = launcherSource();
+export async function ensureLauncher(
+  cacheDir: string,
+  { compiler = findOnPath([MINGW_CC]), source = launcherSource() }: { compiler?: string; source?: string } = {},
+): Promise<string> {
   const hash = createHash('sha256').update(readFileSync(source)).update(FLAGS.join(' ')).digest('hex').slice(0, 16);
   const exe = join(cacheDir, `dbgmcp-launch-${hash}.exe`);
   if (existsSync(exe)) return exe;
