@@ -4,11 +4,19 @@
 // (docs/notes/winedbg.md); a Wine or GDB that behaves otherwise fails here and the notes
 // need a new line.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { checkProgram, prefixRuns32Bit } from '../../../src/backends/winedbg/programCheck.js';
+import { WinedbgProxy } from '../../../src/backends/winedbg/winedbgProxy.js';
 import { sessionProcesses } from '../../../src/backends/winedbg/wineProcesses.js';
 import { membersOf } from '../../../src/process/processTree.js';
 import { readProc, until } from '../../helpers/procfs.js';
-import { buildWindowsFixtures, windowsFixture, windowsLineOf, windowsToolsMissing } from './windowsFixtures.js';
-import { closeTestPrefix, field, PREFIX_TIMEOUT_MS, ProxyGdb, testPrefix } from './wineHarness.js';
+import {
+  buildWindowsFixtures,
+  thirtyTwoBitFixture,
+  windowsFixture,
+  windowsLineOf,
+  windowsToolsMissing,
+} from './windowsFixtures.js';
+import { closeTestPrefix, field, newSessionId, PREFIX_TIMEOUT_MS, ProxyGdb, testPrefix } from './wineHarness.js';
 
 const missing = windowsToolsMissing();
 const sessions: ProxyGdb[] = [];
@@ -326,5 +334,27 @@ describe.skipIf(missing !== undefined)(`winedbg's gdb proxy${missing ? ` (${miss
     // Measured: "value 1". Win64 passes the first argument in %rcx, GDB put 7 in %rdi.
     expect(outcome).toMatch(/^value /);
     expect(outcome).not.toBe('value 49');
+  });
+
+  it('a 32-bit program where wine32 is absent: winedbg cannot start it, and checkProgram refuses it first with the fix', async (ctx) => {
+    const exe = thirtyTwoBitFixture();
+    if (exe === undefined) return ctx.skip('no i386pe linker script here: the 32-bit fixture was not built');
+    const prefix = await testPrefix();
+    if (prefixRuns32Bit(prefix.dir))
+      return ctx.skip('this Wine runs 32-bit programs (wine32 is installed): nothing to refuse');
+    expect(() => checkProgram(exe, prefix.dir)).toThrow(/32-bit \(i386\) program.*apt-get install wine32:i386/);
+    expect(checkProgram(windowsFixture('locals'), prefix.dir).machine).toBe('x86_64');
+    // What winedbg itself does with it: exits before listening, saying only that it could not start it.
+    const failure = await WinedbgProxy.start({
+      prefix,
+      target: { program: exe, args: [] },
+      sessionId: newSessionId(),
+      timeoutMs: 60_000,
+    }).then(
+      () => 'started',
+      (e: Error) => e.message,
+    );
+    console.log(`winedbg on a 32-bit exe: ${failure}`);
+    expect(failure).toMatch(/winedbg exited \(code 255\) before its gdb proxy listened: .*Couldn't start process/);
   });
 });
