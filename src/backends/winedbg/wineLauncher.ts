@@ -5,7 +5,7 @@
 // each character with cursor escapes (ESC[?25l c ESC[?25h) at about 1 ms a character (1 KB: 1.4 s;
 // 20 KB: not done in 15 s, against 0.5 s through pipes), echoes input, and wants \r for Enter.
 // And winedbg's proxy cannot attach to a process created suspended. So a small launcher
-// (launcher/dbgmcpLaunch.c, built here with mingw) creates the program suspended, with its
+// (launcherSource.ts, built here with mingw) creates the program suspended, with its
 // stdout and stderr on our pty opened as a file (the C runtime sees a character device and does
 // not buffer) and its stdin on our pipe, puts `jmp $` on its entry point and resumes it: the
 // program initialises and spins there until winedbg has attached by its Windows pid and the two
@@ -17,11 +17,10 @@
 
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { Writable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { guardSession, releaseSession } from '../../process/orphanGuard.js';
 import { identify } from '../../process/processTree.js';
@@ -29,6 +28,7 @@ import { sealedStdio } from '../../process/sealedStdio.js';
 import { sleep } from '../../util/deadline.js';
 import { DebuggerError } from '../../util/errors.js';
 import { findOnPath } from '../../util/which.js';
+import { LAUNCHER_SOURCE } from './launcherSource.js';
 import { guardEnvironment } from './wineGuard.js';
 import type { WinePrefix } from './winePrefix.js';
 import { SESSION_VARIABLE } from './wineProcesses.js';
@@ -38,20 +38,12 @@ const run = promisify(execFile);
 export const MINGW_CC = 'x86_64-w64-mingw32-gcc';
 const FLAGS = ['-O2', '-s', '-Wall'];
 
-/** The launcher's C source, beside this module (src/ or the package's copy of it). */
-export function launcherSource(): string {
-  return join(dirname(fileURLToPath(import.meta.url)), 'launcher', 'dbgmcpLaunch.c');
-}
-
 /**
  * The launcher .exe in `cacheDir`, built with mingw when missing or when its source changed.
  * Throws backend_unavailable naming the fix when mingw is not installed.
  */
-export async function ensureLauncher(
-  cacheDir: string,
-  { compiler = findOnPath([MINGW_CC]), source = launcherSource() }: { compiler?: string; source?: string } = {},
-): Promise<string> {
-  const hash = createHash('sha256').update(readFileSync(source)).update(FLAGS.join(' ')).digest('hex').slice(0, 16);
+export async function ensureLauncher(cacheDir: string, compiler = findOnPath([MINGW_CC])): Promise<string> {
+  const hash = createHash('sha256').update(LAUNCHER_SOURCE).update(FLAGS.join(' ')).digest('hex').slice(0, 16);
   const exe = join(cacheDir, `dbgmcp-launch-${hash}.exe`);
   if (existsSync(exe)) return exe;
   if (compiler === undefined) {
@@ -61,6 +53,8 @@ export async function ensureLauncher(
     );
   }
   mkdirSync(cacheDir, { recursive: true, mode: 0o700 });
+  const source = join(cacheDir, `dbgmcp-launch-${hash}.c`);
+  writeFileSync(source, LAUNCHER_SOURCE);
   const tmp = `${exe}.${process.pid}.tmp`;
   await run(compiler, [...FLAGS, '-o', tmp, source, '-lntdll'], { timeout: 120_000 });
   renameSync(tmp, exe);

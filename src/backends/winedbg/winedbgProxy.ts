@@ -1,6 +1,8 @@
 // winedbg's gdb proxy for one session: `winedbg --gdb --no-start --port 0 <program args…>` to start
 // a program, or `… --port 0 <windows pid>` to attach to one. GDB then connects with
-// `target remote localhost:<port>` (port read from /proc: proxyPort.ts).
+// `target remote localhost:<port>`: the kernel picks the port, and it is read from /proc as the
+// prefix's wineserver's newest LISTEN socket (Wine 8 keeps Windows sockets in the wineserver),
+// one start at a time per prefix (proxyPort.ts).
 //
 // Measured (Wine 8.0): the proxy stops the program at ntdll's initial DbgBreakPoint (after the
 // exe, ntdll, kernel32 and msvcrt are mapped, before any of the program's code); attaching stops

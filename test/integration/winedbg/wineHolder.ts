@@ -4,7 +4,6 @@
 // started a child in its console and one in a console of its own), prints READY with what it
 // started, and then waits. On SIGTERM or the end of its stdin it closes everything in order; a
 // SIGKILL leaves the work to the guards.
-import { join } from 'node:path';
 import {
   ensureLauncher,
   type HeldProgram,
@@ -12,7 +11,6 @@ import {
   stopLauncher,
 } from '../../../src/backends/winedbg/wineLauncher.js';
 import { ProgramTerminal } from '../../../src/process/programTerminal.js';
-import { repoRoot } from '../../helpers/paths.js';
 import { windowsFixture, windowsFixturesDir } from './windowsFixtures.js';
 import { newSessionId, ProxyGdb, testCacheDir, testPrefix } from './wineHarness.js';
 
@@ -25,9 +23,7 @@ async function main(): Promise<void> {
 
   // Held programs that started a child: one in the same console, one with CREATE_NEW_CONSOLE
   // (a Unix session of its own).
-  // Bundled, this file is not beside the launcher's source: name it.
-  const source = join(repoRoot, 'src', 'backends', 'winedbg', 'launcher', 'dbgmcpLaunch.c');
-  const launcher = await ensureLauncher(testCacheDir, { source });
+  const launcher = await ensureLauncher(testCacheDir);
   const held: { h: HeldProgram; gdb: ProxyGdb; terminal: ProgramTerminal; sessionId: string }[] = [];
   for (const mode of ['same-console', 'new-console']) {
     const terminal = await ProgramTerminal.open();

@@ -1,10 +1,14 @@
-/* dbgmcp-launch: starts a Windows program held at its entry point, on our console, for winedbg to
- * attach to. Built with mingw by wineLauncher.ts; run as `wine dbgmcp-launch.exe PROGRAM ARGS...`.
+// The launcher's C source (see wineLauncher.ts for why it exists), kept as text so that the
+// server, bundled or not, can write it out and build it with mingw. String.raw keeps the C
+// escapes as they are; the source holds no backquote and no "${".
+
+export const LAUNCHER_SOURCE = String.raw`/* dbgmcp-launch: starts a Windows program held at its entry point, on our console, for winedbg to
+ * attach to. Built with mingw by wineLauncher.ts; run as "wine dbgmcp-launch.exe PROGRAM ARGS...".
  *
  * Why (measured, Wine 8.0): a program winedbg starts gets a console of its own and its output is
- * lost; a program started under `wine` on our pty keeps it (conhost --unix), but runs at once.
+ * lost; a program started under "wine" on our pty keeps it (conhost --unix), but runs at once.
  * winedbg's gdb proxy cannot attach to a process created suspended (it never initialised), so the
- * program is created suspended, its first two code bytes are replaced by `jmp $` (EB FE), and it
+ * program is created suspended, its first two code bytes are replaced by "jmp $" (EB FE), and it
  * is resumed: it initialises, then spins at its entry point until the debugger attaches and puts
  * the two bytes back. The process id, the entry address and the two bytes are written to the file
  * named by DBGMCP_LAUNCH_REPORT (a Unix path), one line: "pid=N entry=0xADDR bytes=XXXX".
@@ -54,7 +58,7 @@ static WCHAR *skip_word(WCHAR *p) {
   return p;
 }
 
-/* Our command line without our own name. A program named by a Unix path (as `wine` is given it)
+/* Our command line without our own name. A program named by a Unix path (as "wine" is given it)
  * becomes its DOS path: CreateProcess would read /x/y.exe as \x\y.exe on the current drive. */
 static WCHAR *program_command_line(void) {
   WCHAR *cmd = skip_word(GetCommandLineW());
@@ -147,3 +151,4 @@ int main(void) {
   GetExitCodeProcess(pi.hProcess, &code);
   return (int)code;
 }
+`;
