@@ -7,7 +7,7 @@
 // two processes breaking the same stale lock cannot delete a fresh one by mistake; a breaker that
 // finds it took a live owner's file puts it back with link(), which fails rather than overwrite.
 
-import { closeSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { identify, readStat } from '../../process/processTree.js';
 import { sleep } from '../../util/deadline.js';
 import { DebuggerError } from '../../util/errors.js';
@@ -36,6 +36,17 @@ export function lockOwner(path: string): LockOwner | undefined {
 export function ownerAlive(owner: LockOwner): boolean {
   const stat = readStat(owner.pid);
   return stat !== undefined && stat.state !== 'Z' && stat.startTime === owner.startTime;
+}
+
+/** Past this, a lock file still without its owner line was left by a writer that died. */
+const OWNERLESS_GRACE_MS = 5000;
+
+function ownerlessAndOld(path: string): boolean {
+  try {
+    return Date.now() - statSync(path).mtimeMs > OWNERLESS_GRACE_MS;
+  } catch {
+    return false;
+  }
 }
 
 function me(): LockOwner {
@@ -68,8 +79,10 @@ export function tryLock(path: string): LockResult {
     }
     const holder = lockOwner(path);
     // Not re-entrant: another part of this same process holding it makes us wait like anyone.
-    // A file being written this very moment has no owner line yet: treat it as held.
-    if (holder === undefined || ownerAlive(holder)) return { acquired: false, brokeStale, holder };
+    // A file with no owner line is being written this very moment, or its writer died between
+    // create and write: held while young, stale once older than a writer could take.
+    if (holder === undefined ? !ownerlessAndOld(path) : ownerAlive(holder))
+      return { acquired: false, brokeStale, holder };
     const aside = `${path}.stale-${self.pid}-${attempt}`;
     try {
       renameSync(path, aside);
@@ -77,7 +90,7 @@ export function tryLock(path: string): LockResult {
       continue; // someone else moved it first
     }
     const taken = lockOwner(aside);
-    if (taken && ownerAlive(taken)) {
+    if (taken ? ownerAlive(taken) : !ownerlessAndOld(aside)) {
       // We moved a fresh lock that replaced the stale one in between: give it back.
       try {
         linkSync(aside, path);

@@ -2,7 +2,7 @@
 // process) does not, a waiter gets it when the holder lets go, and a lock is never removed by a
 // process that does not hold it.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -75,10 +75,13 @@ describe('lock files', () => {
     expect(tryLock(path)).toMatchObject({ acquired: false, holder: { pid: process.pid } });
   });
 
-  it('a file with no owner line yet (being written) counts as held', () => {
+  it('a file with no owner line counts as held while young (being written), as stale once old (its writer died)', () => {
     const path = join(dir, 'e.lock');
     writeFileSync(path, '');
     expect(tryLock(path)).toMatchObject({ acquired: false });
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(path, old, old);
+    expect(tryLock(path)).toEqual({ acquired: true, brokeStale: true });
   });
 
   it('lock() waits until the holder lets go, then holds it', async () => {
