@@ -60,23 +60,35 @@ export class OperationRegistry {
   /**
    * The call's run returned `outcome`. Kept when the caller may not see it: the wait was cut short
    * (`running`: pending until the program settles) or the call was `cut` (cancelled, dropped); a
-   * run answered in full is forgotten. Returns whether it is kept.
+   * run answered in full is forgotten. Returns the operation that holds the end, if kept.
    */
-  end(id: string, outcome: RunOutcome, cut: boolean): boolean {
+  end(id: string, outcome: RunOutcome, cut: boolean): Operation | undefined {
     const op = this.operations.get(id);
-    if (!op) return false;
+    if (!op) return undefined;
     if (outcome.kind === 'running') {
+      const epoch = this.host.snapshot().epoch;
+      // Two waits cut short on the same run give the same id: the earlier one holds its end.
+      const earlier = this.pendingAt(epoch);
+      if (earlier && earlier !== op) {
+        this.operations.delete(id);
+        return earlier;
+      }
       // The run's epoch: the program may have settled already, between the deadline and now.
-      op.from = this.host.snapshot().epoch;
+      op.from = epoch;
       this.settle();
-      return true;
+      return op;
     }
     if (cut) {
       op.outcome = outcome;
-      return true;
+      return op;
     }
     this.operations.delete(id);
-    return false;
+    return undefined;
+  }
+
+  private pendingAt(epoch: number): Operation | undefined {
+    for (const op of this.operations.values()) if (op.outcome === undefined && op.from === epoch) return op;
+    return undefined;
   }
 
   /** Forgets one (its call failed, or it was read). */
@@ -85,12 +97,13 @@ export class OperationRegistry {
   }
 
   /**
-   * A wait that found the program running registers here, reusing the pending operation of the same
-   * run if there is one (two waits cut short in a row give the same id).
+   * A run found still running by a call that did not begin an operation (dbg_start's own waits)
+   * registers here, reusing the pending operation of the same run if there is one.
    */
   pending(action: string, context: unknown): Operation {
     const epoch = this.host.snapshot().epoch;
-    for (const op of this.operations.values()) if (op.outcome === undefined && op.from === epoch) return op;
+    const earlier = this.pendingAt(epoch);
+    if (earlier) return earlier;
     const op = this.begin(action, context);
     op.from = epoch;
     this.settle();
