@@ -249,9 +249,11 @@ function register(
           const err = toDebuggerError(e);
           if (err.code === 'internal')
             log('error', 'tool failed unexpectedly', { tool: tool.name, error: String(e), stack: (e as Error)?.stack });
-          // Where a policy, a root or a limit refused the input, the error names it once, here.
+          // Where a policy, a root or a limit refused the input, the error names it (details.refusal);
+          // a backend's raw-command policy says so by its reason. Counted here, once.
           const why = err.details?.['refusal'];
           if (typeof why === 'string') refusal = why;
+          else if (err.reason === 'policy') refusal = 'raw_command_policy';
           let session: Session | undefined;
           try {
             // Only the caller's own session's state goes into its error answer.
