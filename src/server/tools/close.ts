@@ -39,7 +39,7 @@ export const closeTool = defineTool({
   name: 'dbg_close',
   title: 'Close',
   description:
-    'Ends a session: kills the program (detaches an attached one) and the debugger. Idempotent: an unknown id gives closed=false.',
+    'Ends a session: kills the program (detaches an attached one) and the debugger. Idempotent: an unknown id gives closed=false. handoff_to: offer it to that client instead (dbg_start join takes it).',
   input: z.strictObject({
     session_id: sessionId,
     handoff_to: clientName.optional().describe('Offer to this client; stays open.'),
