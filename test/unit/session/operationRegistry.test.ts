@@ -3,8 +3,8 @@
 // forgotten; a cancelled one is kept until read; two waits on one run share an id; the registry
 // stays bounded.
 import { describe, expect, it } from 'vitest';
-import { OperationRegistry } from '../../../src/session/operationRegistry.js';
 import type { StopEvent } from '../../../src/model/model.js';
+import { OperationRegistry } from '../../../src/session/operationRegistry.js';
 import type { RunOutcome } from '../../../src/session/runControl.js';
 import {
   initialSnapshot,
