@@ -221,8 +221,8 @@ export const OPTIONS: OptionSpec[] = [
     env: 'DBG_MCP_CLIENT_SESSIONS',
     value: 'N',
     help: 'sessions one client may hold open at once (default: --max-sessions)',
-    apply: (_c, raw, from, t) => {
-      t.clientSessions = positiveInt(raw, from, 1, 1024);
+    apply: (c, raw, from) => {
+      c.clientSessions = positiveInt(raw, from, 1, 1024);
     },
   },
   {

@@ -21,6 +21,8 @@ export interface ServerConfig {
   /** Inferior function calls (`print f(1)`) allowed. */
   allowInferiorCalls: boolean;
   maxSessions: number;
+  /** Most sessions one client may hold at once (undefined: only maxSessions). */
+  clientSessions: number | undefined;
   /** Idle sessions are closed after this many ms (0 = never). */
   idleTimeoutMs: number;
   /** Deadline of one debugger command (ms). */
@@ -50,6 +52,7 @@ export function defaultConfig(): ServerConfig {
     rawPolicy: 'full',
     allowInferiorCalls: false,
     maxSessions: 16,
+    clientSessions: undefined,
     idleTimeoutMs: 30 * 60_000,
     commandTimeoutMs: 30_000,
     runTimeoutMs: 30_000,

@@ -4,10 +4,13 @@
 import { realpathSync } from 'node:fs';
 import { type CallToolResult, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type * as z from 'zod/v4';
-import { SessionManager } from '../session/sessionManager.js';
+import type { Session } from '../session/session.js';
+import { SessionManager, type SessionManagerOptions } from '../session/sessionManager.js';
+import type { SessionObserver } from '../session/sessionObserver.js';
 import { DebuggerError, toDebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
 import { packageVersion } from '../util/version.js';
+import { clientName } from './clientName.js';
 import { backendPaths, defaultConfig, type ServerConfig } from './config.js';
 import type { ToolContext, ToolDefinition } from './defineTool.js';
 import { registerPrompts } from './prompts.js';
@@ -20,10 +23,13 @@ import { allTools } from './tools/index.js';
  * What the server reports as it answers, for /metrics: src/transport/metrics.ts implements it.
  * Optional: stdio has no /metrics and passes none.
  */
-export interface CallObserver {
+export interface CallObserver extends SessionObserver {
   /** outcome: `ok` or the error code; bytes: the JSON of the result. */
   toolCall(tool: string, outcome: string, ms: number, bytes: number): void;
-  /** An input refused before a debugger saw it. */
+  /**
+   * An input refused before a debugger saw it: `schema`, or the `refusal` a DebuggerError's
+   * details carry where a policy, a root or a limit refuses (outside_roots, session_limit, …).
+   */
   refused(reason: string): void;
 }
 
@@ -146,10 +152,11 @@ function cutForLog(value: unknown, depth = 0, key = ''): unknown {
   return value;
 }
 
-export function createServer(
-  config: ServerConfig = defaultConfig(),
-  sessions = new SessionManager({
+/** The session manager's settings from the server's. */
+export function sessionManagerOptions(config: ServerConfig, observer?: SessionObserver): SessionManagerOptions {
+  return {
     maxSessions: config.maxSessions,
+    clientSessions: config.clientSessions,
     idleTimeoutMs: config.idleTimeoutMs,
     backends: {
       paths: backendPaths(config),
@@ -165,9 +172,20 @@ export function createServer(
       }),
     },
     ...(config.transcriptDir ? { transcriptDir: config.transcriptDir } : {}),
-  }),
+    ...(observer ? { observer } : {}),
+  };
+}
+
+/**
+ * A server around `sessions` (one per connection when not given; HTTP shares one among every
+ * request), reporting to `observer` when given (the sessions made here report to it too).
+ */
+export function createServer(
+  config: ServerConfig = defaultConfig(),
+  given?: SessionManager,
   observer?: CallObserver,
 ): CreatedServer {
+  const sessions = given ?? new SessionManager(sessionManagerOptions(config, observer));
   const server = new McpServer(
     { name: 'dbg-mcp', version: packageVersion() },
     {
@@ -201,11 +219,11 @@ function register(
     async (rawArgs: unknown, ctx): Promise<CallToolResult> => {
       const callId = ++callCounter;
       const started = Date.now();
-      // The transport names HTTP and socket clients (token name, `local`, `loopback`); stdio has one.
-      const client = ctx.http?.authInfo?.clientId ?? 'stdio';
+      const client = clientName(ctx);
       const parsed = tool.input.safeParse(rawArgs ?? {});
       let result: CallToolResult;
       let sessionId: string | undefined;
+      let refusal: string | undefined;
       if (!parsed.success) {
         const { message, fields } = describeIssues(parsed.error);
         result = failure(new DebuggerError('invalid_argument', message, { fields }));
@@ -231,9 +249,15 @@ function register(
           const err = toDebuggerError(e);
           if (err.code === 'internal')
             log('error', 'tool failed unexpectedly', { tool: tool.name, error: String(e), stack: (e as Error)?.stack });
-          let session: import('../session/session.js').Session | undefined;
+          // Where a policy, a root or a limit refused the input, the error names it (details.refusal);
+          // a backend's raw-command policy says so by its reason. Counted here, once.
+          const why = err.details?.['refusal'];
+          if (typeof why === 'string') refusal = why;
+          else if (err.reason === 'policy') refusal = 'raw_command_policy';
+          let session: Session | undefined;
           try {
-            session = sessionId !== undefined ? sessions.get(sessionId) : undefined;
+            // Only the caller's own session's state goes into its error answer.
+            session = sessionId !== undefined ? sessions.get(sessionId, client) : undefined;
           } catch {
             session = undefined;
           }
@@ -252,8 +276,10 @@ function register(
         outcome: error ? `error:${error.code ?? '?'}` : 'ok',
         durationMs,
         ...(sessionId ? { session: sessionId } : {}),
+        ...(refusal ? { refusal } : {}),
       });
       if (!parsed.success) observer?.refused('schema');
+      if (refusal) observer?.refused(refusal);
       observer?.toolCall(tool.name, error?.code ?? 'ok', durationMs, JSON.stringify(result).length);
       return result;
     },

@@ -61,7 +61,8 @@ export function defineSessionTool<I extends z.ZodObject, O extends z.ZodObject>(
   return {
     ...def,
     async run(args, ctx) {
-      const session = ctx.sessions.get((args as { session_id: string }).session_id);
+      // Only the caller's own sessions: another client's is `no_session`, as an unknown id is.
+      const session = ctx.sessions.get((args as { session_id: string }).session_id, ctx.client);
       if (def.requires.length > 0) session.requirePhase(def.requires, doing);
       return def.run(args, {
         ...ctx,

@@ -1,10 +1,12 @@
 // Resources: the guide (how to diagnose with these tools), the list of sessions, and one session's
-// state as JSON. Read-only views of what the tools report; nothing here changes a session.
+// state as JSON. Read-only views of what the tools report; nothing here changes a session. As with
+// the tools, a client sees only the sessions it holds.
 
 import { type McpServer, ResourceNotFoundError, ResourceTemplate } from '@modelcontextprotocol/server';
 import { rrRecorder } from '../backends/registry.js';
 import type { Session } from '../session/session.js';
 import type { SessionManager } from '../session/sessionManager.js';
+import { clientName } from './clientName.js';
 import { backendPaths, type ServerConfig } from './config.js';
 import { guideMarkdown } from './guide.js';
 import { listSessions, sessionEntry, whereNow } from './tools/sessions.js';
@@ -55,7 +57,7 @@ export function registerResources(server: McpServer, sessions: SessionManager, c
       description: 'The same list as dbg_sessions, as JSON.',
       mimeType: JSON_TYPE,
     },
-    async (uri) => json(uri, listSessions(sessions)),
+    async (uri, ctx) => json(uri, listSessions(sessions, clientName(ctx))),
   );
 
   server.registerResource(
@@ -76,8 +78,8 @@ export function registerResources(server: McpServer, sessions: SessionManager, c
   server.registerResource(
     'session',
     new ResourceTemplate('dbg://session/{id}', {
-      list: async () => ({
-        resources: sessions.list().map((s) => ({
+      list: async (ctx) => ({
+        resources: sessions.list(clientName(ctx)).map((s) => ({
           uri: `dbg://session/${s.id}`,
           name: `session ${s.id}`,
           description: `${s.target.program}: ${whereNow(s)}`,
@@ -90,10 +92,10 @@ export function registerResources(server: McpServer, sessions: SessionManager, c
       description: 'State, last stop, breakpoints, threads, inferiors, library count and warnings, as JSON.',
       mimeType: JSON_TYPE,
     },
-    async (uri, variables) => {
+    async (uri, variables, ctx) => {
       const raw = variables['id'];
       const id = Array.isArray(raw) ? raw[0] : raw;
-      const session = sessions.list().find((s) => s.id === id);
+      const session = sessions.list(clientName(ctx)).find((s) => s.id === id);
       if (!session) {
         throw new ResourceNotFoundError(
           uri.href,

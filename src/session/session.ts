@@ -24,6 +24,7 @@ import { DebuggerError, toDebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
 import { gatherView, type ViewOutcome, type ViewRequest } from './evidence.js';
 import { Mailbox } from './mailbox.js';
+import { OperationRegistry } from './operationRegistry.js';
 import { type DisassembleOptions, type DisassemblyResult, disassembleAt } from './operations/disassembly.js';
 import { type Assignment, assignValue, type EvaluationResult, evaluateExpressions } from './operations/evaluation.js';
 import { type MemoryRead, readMemoryAt } from './operations/memoryRead.js';
@@ -82,10 +83,14 @@ export class Session {
   private readonly mailbox = new Mailbox();
   private readonly unsubscribe: () => void;
   private closing: Promise<void> | undefined;
+  /** Why it was closed, for the calls that were waiting on it ("the server is shutting down"). */
+  private closeReason: string | undefined;
   private openReport: OpenReport | undefined;
   private readonly runControl: RunControl;
   readonly createdAt = Date.now();
   lastUsedAt = Date.now();
+  /** Runs whose end the caller may not have seen: a wait cut short, a call cancelled or dropped. */
+  readonly operations: OperationRegistry;
 
   constructor(
     readonly id: string,
@@ -108,6 +113,7 @@ export class Session {
       refused: (action) => refusedRun(this.target, action),
       reversible: () => backend.capabilities.reverse === 'always',
     });
+    this.operations = new OperationRegistry({ snapshot: () => this.snap, outcome: () => this.runControl.outcome() });
     this.unsubscribe = backend.subscribe((event) => this.apply(event));
   }
 
@@ -136,6 +142,20 @@ export class Session {
     return this.closing !== undefined;
   }
 
+  /** Where the program is, as a run reports it; undefined before anything ran (starting, loaded). */
+  get outcome(): RunOutcome | undefined {
+    const phase = this.snap.state.phase;
+    return phase === 'starting' || phase === 'loaded' ? undefined : this.runControl.outcome();
+  }
+
+  /** What a call on a closed session is told: closed, and why when it was not the caller's dbg_close. */
+  private closedError(): DebuggerError {
+    return new DebuggerError(
+      'no_session',
+      `session ${this.id} is closed${this.closeReason ? `: ${this.closeReason}` : ''}`,
+    );
+  }
+
   get warnings(): readonly string[] {
     return this.openReport?.warnings ?? [];
   }
@@ -152,6 +172,7 @@ export class Session {
       });
     }
     this.runControl.wake(this.snap);
+    this.operations.settle();
   }
 
   private touch(): void {
@@ -175,7 +196,7 @@ export class Session {
     this.touch();
     return this.mailbox.post(async () => {
       if (signal?.aborted) throw abortError(signal);
-      if (this.closing) throw new DebuggerError('no_session', `session ${this.id} is closed`);
+      if (this.closing) throw this.closedError();
       try {
         return await task();
       } finally {
@@ -274,7 +295,11 @@ export class Session {
    * onTimeout=interrupt, the stop the interrupt reached).
    */
   run(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
-    return this.runControl.run(request, signal);
+    // A wait the close ended answers that the session closed (and why), not that gdb exited.
+    return this.runControl.run(request, signal).then((outcome) => {
+      if (this.closing && outcome.kind === 'dead') throw this.closedError();
+      return outcome;
+    });
   }
 
   /** Stops a running program; never waits behind other calls. */
@@ -487,27 +512,33 @@ export class Session {
 
   /** Types into the program's terminal, waiting for it to take the bytes up to `deadline`. */
   writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport> {
-    if (this.closing) return Promise.reject(new DebuggerError('no_session', `session ${this.id} is closed`));
+    if (this.closing) return Promise.reject(this.closedError());
     return this.backend.writeStdin(data, deadline, signal);
   }
 
   sendEof(): Promise<void> {
-    if (this.closing) return Promise.reject(new DebuggerError('no_session', `session ${this.id} is closed`));
+    if (this.closing) return Promise.reject(this.closedError());
     return this.backend.sendEof();
   }
 
   // ---- the end --------------------------------------------------------------------------------
 
-  /** Ends the session: the program is killed (or detached) and the debugger stops. Idempotent. */
-  close(): Promise<void> {
-    this.closing ??= (async () => {
-      this.mailbox.close(new DebuggerError('no_session', `session ${this.id} is closed`));
+  /**
+   * Ends the session: the program is killed (or detached) and the debugger stops. Idempotent.
+   * `reason` is what calls still waiting on it are told.
+   */
+  close(reason?: string): Promise<void> {
+    if (this.closing) return this.closing;
+    this.closeReason = reason;
+    this.closing = (async () => {
+      this.mailbox.close(this.closedError());
       try {
         await this.backend.close();
       } finally {
         this.unsubscribe();
-        this.apply({ type: 'lost', reason: 'the session was closed' });
+        this.apply({ type: 'lost', reason: reason ?? 'the session was closed' });
         this.runControl.releaseAll();
+        this.operations.clear();
       }
     })();
     return this.closing;

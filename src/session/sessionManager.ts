@@ -1,5 +1,6 @@
-// All sessions of one server: opening with a cap, lookup, idle reaping, and closing everything
-// at shutdown. Backends come from the registry; the manager knows them only by kind.
+// All sessions of one server: opening with a cap (and a cap per client), lookup by the client
+// that holds the session, handoffs between clients, idle reaping, and closing everything at
+// shutdown. Backends come from the registry; the manager knows them only by kind.
 
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
@@ -10,17 +11,24 @@ import { DebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
 import type { RunOutcome } from './runControl.js';
 import { Session } from './session.js';
+import type { SessionObserver } from './sessionObserver.js';
+import { type Offer, SessionOwners, STDIO_CLIENT } from './sessionOwners.js';
+import { StartRequests } from './startRequests.js';
 import type { SessionTarget } from './targetRules.js';
 
 export interface SessionManagerOptions {
   /** Most sessions open at once. */
   maxSessions?: number;
+  /** Most sessions one client may hold at once (undefined: only maxSessions). */
+  clientSessions?: number | undefined;
   /** Close a session nobody used for this long (ms); 0 = never. */
   idleTimeoutMs?: number;
   /** What every backend is created with (executables, environment, deadlines, source roots). */
   backends?: Omit<BackendOptions, 'transcript' | 'openTimeoutMs'>;
   /** A directory for debugger transcripts, one file per session (`<id>.mi`), or undefined for none. */
   transcriptDir?: string;
+  /** Told of debugger deaths, idle closes and leftover sweeps (for /metrics). */
+  observer?: SessionObserver | undefined;
 }
 
 export interface ReapedSession {
@@ -28,6 +36,8 @@ export interface ReapedSession {
   program: string;
   idleMs: number;
   at: number;
+  /** Who held it: only they are told it was closed. */
+  client: string;
 }
 
 export interface OpenRequest {
@@ -36,6 +46,8 @@ export interface OpenRequest {
   signal?: AbortSignal;
   /** A backend made by the caller instead of the registry's (tests stand in a replay server). */
   backend?: (options: BackendOptions) => Promise<DebuggerBackend>;
+  /** Who opens it: the session is theirs alone (default: the stdio client). */
+  client?: string;
 }
 
 export interface OpenedSession {
@@ -71,6 +83,9 @@ export class SessionManager {
   private shuttingDown = false;
   /** Slots taken by opens still under way: counted before the first await, so a burst cannot pass the cap. */
   private reserved = 0;
+  private readonly owners = new SessionOwners();
+  /** Starts that carried a request_id, for their retries (forgotten with their session). */
+  readonly startRequests = new StartRequests();
   readonly options: Required<Pick<SessionManagerOptions, 'maxSessions' | 'idleTimeoutMs'>> & SessionManagerOptions;
 
   constructor(options: SessionManagerOptions = {}) {
@@ -86,19 +101,30 @@ export class SessionManager {
     return this.sessions.size;
   }
 
-  list(): Session[] {
-    return [...this.sessions.values()];
+  /** Every session, or those `client` holds. */
+  list(client?: string): Session[] {
+    const all = [...this.sessions.values()];
+    return client === undefined ? all : all.filter((s) => this.owners.holds(s.id, client));
   }
 
-  /** Sessions closed for idleness, most recent last (a bounded notice list). */
-  get reapedSessions(): readonly ReapedSession[] {
-    return this.reaped;
+  /** Sessions closed for idleness, most recent last (a bounded notice list): all, or those `client` held. */
+  reapedSessions(client?: string): readonly ReapedSession[] {
+    return client === undefined ? this.reaped : this.reaped.filter((r) => r.client === client);
   }
 
-  get(id: string): Session {
+  /** Who holds a session (for the log), or undefined. */
+  holderOf(id: string): string | undefined {
+    return this.owners.holder(id);
+  }
+
+  /**
+   * The session `id`; with `client`, only if that client holds it. A session held by another
+   * client gets the very answer an unknown id gets: its existence is not the caller's to learn.
+   */
+  get(id: string, client?: string): Session {
     const s = this.sessions.get(id);
-    if (!s) {
-      const reaped = this.reaped.find((r) => r.id === id);
+    if (!s || (client !== undefined && !this.owners.holds(id, client))) {
+      const reaped = this.reaped.find((r) => r.id === id && (client === undefined || r.client === client));
       const why = reaped
         ? `session ${id} was closed after ${Math.round(reaped.idleMs / 60_000)} idle minutes`
         : `no session ${JSON.stringify(id)}`;
@@ -107,23 +133,44 @@ export class SessionManager {
     return s;
   }
 
-  /** Takes a slot under the cap now, synchronously; the returned function gives it back. */
-  private reserve(): () => void {
+  /**
+   * Takes a slot under the cap and under `client`'s quota now, synchronously (a burst of starts
+   * cannot pass either); the returned function gives it back.
+   */
+  private reserve(client: string): () => void {
     if (this.shuttingDown) throw new DebuggerError('wrong_state', 'the server is shutting down');
     const open = this.sessions.size + this.reserved;
     if (open >= this.options.maxSessions) {
       throw new DebuggerError(
         'limit_exceeded',
         `${open} sessions are open, the most this server allows (--max-sessions): close one with dbg_close`,
-        { limit: this.options.maxSessions },
+        { limit: this.options.maxSessions, refusal: 'session_limit' },
       );
     }
+    this.checkClientQuota(client);
     this.reserved++;
+    const releaseClient = this.owners.reserve(client);
     let released = false;
     return () => {
-      if (!released) this.reserved--;
+      if (!released) {
+        this.reserved--;
+        releaseClient();
+      }
       released = true;
     };
+  }
+
+  private checkClientQuota(client: string): void {
+    const limit = this.options.clientSessions;
+    if (limit === undefined) return;
+    const held = this.owners.count(client);
+    if (held >= limit) {
+      throw new DebuggerError(
+        'limit_exceeded',
+        `you hold ${held} sessions, the most one client may (--client-sessions): close one with dbg_close`,
+        { limit, refusal: 'client_session_limit' },
+      );
+    }
   }
 
   /**
@@ -131,7 +178,8 @@ export class SessionManager {
    * loaded, not started; a core, an attach or a stub at its first stop). A failure leaves nothing.
    */
   async open(kind: BackendKind, target: TargetSpec, request: OpenRequest): Promise<OpenedSession> {
-    const release = this.reserve();
+    const client = request.client ?? STDIO_CLIENT;
+    const release = this.reserve(client);
     let session: Session | undefined;
     try {
       const id = randomBytes(4).toString('hex');
@@ -151,14 +199,20 @@ export class SessionManager {
         },
       );
       if (transcript) backend.subscribe((e) => e.type === 'died' && transcript.end());
-      session = new Session(id, backend, sessionTarget(target));
-      this.sessions.set(id, session);
+      const opened = new Session(id, backend, sessionTarget(target));
+      session = opened;
+      // gdb reports `died` on an orderly close too: only a death nobody asked for counts.
+      backend.subscribe((e) => {
+        if (e.type === 'died' && !opened.closed) this.options.observer?.debuggerDied(backend.info.kind);
+      });
+      this.sessions.set(id, opened);
+      this.owners.assign(id, client);
       release();
-      const opened = await session.open(target, request.timeoutMs, request.signal);
-      return { session, ...opened };
+      const first = await opened.open(target, request.timeoutMs, request.signal);
+      return { session: opened, ...first };
     } catch (e) {
       release();
-      if (session) await this.close(session.id);
+      if (session) await this.close(session.id, 'the target did not open');
       throw e;
     }
   }
@@ -187,19 +241,63 @@ export class SessionManager {
     }
   }
 
-  /** Closes one session; closing an unknown or already closed id is not an error. */
-  async close(id: string): Promise<boolean> {
+  /**
+   * Closes one session; closing an unknown or already closed id is not an error. `reason` is what
+   * calls still waiting on it are told.
+   */
+  async close(id: string, reason?: string): Promise<boolean> {
     const s = this.sessions.get(id);
     if (!s) return false;
     this.sessions.delete(id);
-    await s.close();
+    this.owners.remove(id);
+    this.startRequests.forgetSession(id);
+    await s.close(reason);
     return true;
   }
 
-  async closeAll(): Promise<void> {
+  async closeAll(reason = 'the server is shutting down'): Promise<void> {
     this.shuttingDown = true;
     if (this.reaper) clearInterval(this.reaper);
-    await Promise.allSettled([...this.sessions.keys()].map((id) => this.close(id)));
+    await Promise.allSettled([...this.sessions.keys()].map((id) => this.close(id, reason)));
+  }
+
+  // ---- handoffs -----------------------------------------------------------------------------
+
+  /**
+   * `from` offers its session to `to`: it stays open (its idle clock restarts, so the receiver
+   * gets the whole idle timeout to take it), and stays `from`'s until `to` takes it.
+   */
+  offer(id: string, from: string, to: string): { session: Session; offer: Offer } {
+    const session = this.get(id, from);
+    const offer = this.owners.offer(id, to);
+    session.lastUsedAt = Date.now();
+    log('info', 'session offered', { session: id, from, to });
+    return { session, offer };
+  }
+
+  /**
+   * `client` takes the session offered to it, or undefined when none with that id is: then the
+   * id is someone else's business (a person's shared debugger, or nothing).
+   */
+  take(id: string, client: string): Session | undefined {
+    const session = this.sessions.get(id);
+    const offer = this.owners.offerTo(id, client);
+    if (!session || !offer) return undefined;
+    this.checkClientQuota(client);
+    this.owners.assign(id, client);
+    // The giver's retries of its start must not find a session that is no longer theirs.
+    this.startRequests.forgetSession(id);
+    session.lastUsedAt = Date.now();
+    log('info', 'session handed over', { session: id, from: offer.from, to: client });
+    return session;
+  }
+
+  /** The sessions offered to `client`, with who offered them. */
+  offeredTo(client: string): { session: Session; offer: Offer }[] {
+    return this.owners.offeredTo(client).flatMap(([id, offer]) => {
+      const session = this.sessions.get(id);
+      return session ? [{ session, offer }] : [];
+    });
   }
 
   async reapIdle(now = Date.now()): Promise<void> {
@@ -208,10 +306,12 @@ export class SessionManager {
     for (const s of this.list()) {
       const idleMs = now - s.lastUsedAt;
       if (idleMs < limit) continue;
-      log('info', 'closing idle session', { session: s.id, idleMs });
-      this.reaped.push({ id: s.id, program: s.target.program, idleMs, at: now });
+      const client = this.owners.holder(s.id) ?? STDIO_CLIENT;
+      log('info', 'closing idle session', { session: s.id, client, idleMs });
+      this.reaped.push({ id: s.id, program: s.target.program, idleMs, at: now, client });
       if (this.reaped.length > 32) this.reaped.shift();
-      await this.close(s.id);
+      this.options.observer?.reaped(client);
+      await this.close(s.id, `nobody used it for ${Math.round(idleMs / 60_000)} minutes`);
     }
   }
 }

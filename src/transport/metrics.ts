@@ -1,13 +1,17 @@
 // What /metrics reports (Prometheus text, prom-client 15), on a registry of its own so a test or
 // a second server in the process never mixes series. The server layer calls toolCall, refused,
-// debuggerDied and sweep where those things happen; session counts and the transport's own
-// figures are read when /metrics is scraped, through the callbacks given to observe*.
+// debuggerDied, reaped and sweep where those things happen; session counts (by backend and
+// state, and by client) and the transport's own figures are read when /metrics is scraped,
+// through the callbacks given to observe*. Client names come from the token file (or are
+// `local`, `loopback`): the operator's few names, so a label of them stays small.
 
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface SessionSample {
   backend: string;
   state: string;
+  /** Who holds it. */
+  client: string;
 }
 
 export interface TransportSample {
@@ -33,12 +37,14 @@ export class Metrics {
   private readonly answerBytes: Counter<'tool'>;
   private readonly refusedInputs: Counter<'reason'>;
   private readonly deaths: Counter<'backend'>;
+  private readonly reapedSessions: Counter<'client'>;
   private readonly sweeps: Counter;
   private readonly swept: Counter;
   private readonly httpRefusals: Counter<'reason'>;
   private sessionSource: () => Iterable<SessionSample> = () => [];
   private transportSource: () => TransportSample = () => ({ inFlight: 0, mcpSessions: 0 });
   private readonly backendsSeen = new Set<string>();
+  private readonly clientsSeen = new Set<string>();
 
   constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
@@ -71,6 +77,12 @@ export class Metrics {
       name: 'dbg_mcp_debugger_deaths_total',
       help: 'Debugger processes that died under an open session.',
       labelNames: ['backend'],
+      registers,
+    });
+    this.reapedSessions = new Counter({
+      name: 'dbg_mcp_sessions_reaped_total',
+      help: 'Sessions closed because nobody used them for the idle timeout, by the client that held them.',
+      labelNames: ['client'],
       registers,
     });
     this.sweeps = new Counter({
@@ -113,6 +125,21 @@ export class Metrics {
       },
     });
     new Gauge({
+      name: 'dbg_mcp_client_sessions',
+      help: 'Open debugging sessions by the client that holds them (--client-sessions caps each).',
+      labelNames: ['client'],
+      registers,
+      collect() {
+        this.reset();
+        const counts = new Map<string, number>();
+        for (const s of self.sessionSource()) {
+          self.clientsSeen.add(s.client);
+          counts.set(s.client, (counts.get(s.client) ?? 0) + 1);
+        }
+        for (const client of self.clientsSeen) this.set({ client }, counts.get(client) ?? 0);
+      },
+    });
+    new Gauge({
       name: 'dbg_mcp_http_requests_in_flight',
       help: 'HTTP requests being answered.',
       registers,
@@ -145,6 +172,11 @@ export class Metrics {
 
   debuggerDied(backend: string): void {
     this.deaths.inc({ backend });
+  }
+
+  /** A session closed for idleness (its client went away, or forgot it). */
+  reaped(client: string): void {
+    this.reapedSessions.inc({ client });
   }
 
   /** One sweep after a close, and how many leftover processes it killed. */

@@ -70,7 +70,13 @@ export async function serveNetwork(config: ServerConfig, t: TransportConfig): Pr
   const metrics = new Metrics();
   // The one SessionManager: every per-request McpServer below is made around it.
   const root = createServer(config, undefined, metrics);
-  metrics.observeSessions(() => root.sessions.list().map((s) => ({ backend: s.debugger.kind, state: s.phase })));
+  metrics.observeSessions(() =>
+    root.sessions.list().map((s) => ({
+      backend: s.debugger.kind,
+      state: s.phase,
+      client: root.sessions.holderOf(s.id) ?? '',
+    })),
+  );
   const endpoint = new McpEndpoint(() => createServer(config, root.sessions, metrics).server);
   const origins = t.http ? allowedHostnames(t.http) : allowedHostnames({ host: 'localhost', port: 0 });
   const door = new FrontDoor({ auth: new ClientAuth(tokens), metrics, endpoint, allowedOrigins: origins });
@@ -146,7 +152,6 @@ export async function serveNetwork(config: ServerConfig, t: TransportConfig): Pr
     ...where,
     auth: tokens ? `bearer tokens from ${tokens.path} (clients: ${tokens.names.join(', ')})` : 'none',
     remote: t.http !== undefined && !isLoopbackHost(t.http.host),
-    ...(t.clientSessions !== undefined ? { clientSessions: t.clientSessions } : {}),
     config: { ...config, passthroughEnv: config.passthroughEnv.join(',') },
   });
   if (t.http && !isLoopbackHost(t.http.host)) {

@@ -1,6 +1,7 @@
-// How `dbg-mcp serve` is reached beyond stdio: the listeners, the token file and the flags that
-// loosen the defaults. src/cli/options.ts fills it from --http, --unix, --token-file,
-// --allow-remote and --client-sessions (and their DBG_MCP_* variables).
+// How `dbg-mcp serve` is reached beyond stdio: the listeners, the token file and the flag that
+// loosens the defaults. src/cli/options.ts fills it from --http, --unix, --token-file and
+// --allow-remote (and their DBG_MCP_* variables). --client-sessions is the session manager's
+// (ServerConfig.clientSessions): it holds on stdio too.
 
 export interface HttpListen {
   /** A host name or an IP address (IPv6 without brackets). */
@@ -18,12 +19,10 @@ export interface TransportConfig {
   tokenFile: string | undefined;
   /** Lets --http bind an address other than loopback (a token file is then required too). */
   allowRemote: boolean;
-  /** Most debugging sessions one client may hold open at once (undefined: only --max-sessions). */
-  clientSessions: number | undefined;
 }
 
 export function defaultTransportConfig(): TransportConfig {
-  return { http: undefined, unix: undefined, tokenFile: undefined, allowRemote: false, clientSessions: undefined };
+  return { http: undefined, unix: undefined, tokenFile: undefined, allowRemote: false };
 }
 
 /** Whether serve speaks to the network (HTTP or the unix socket) rather than stdio. */

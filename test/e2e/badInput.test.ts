@@ -33,7 +33,8 @@ function example(schema: z.ZodType, path: string, sessionId: string): unknown {
   switch (d.type) {
     case 'string':
       if (path.endsWith('session_id')) return sessionId;
-      for (const candidate of ['main', '1', 'A', '00', 'ok']) if (s.safeParse(candidate).success) return candidate;
+      for (const candidate of ['main', '1', 'A', '00', 'ok', 'a1b2c3'])
+        if (s.safeParse(candidate).success) return candidate;
       throw new Error(`${path}: no sample string fits its schema; add one here`);
     case 'enum':
       return Object.values(d.entries ?? {})[0];

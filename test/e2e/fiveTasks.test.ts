@@ -3,50 +3,15 @@
 // answers together hold less text than raw gdb prints for them (6.7 KB measured for the peers'
 // comparison; the best peer needed 13 calls and 7.1 KB).
 import { describe, expect, it } from 'vitest';
+import { DEADLOCK_DEADLINE_MS, diagnoseFiveTasks } from '../helpers/fiveTasks.js';
 import { libcDebugInfo } from '../helpers/libcDebugInfo.js';
-import { lineOf } from '../helpers/markers.js';
 import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
-
-/**
- * When the hang is read: both threads must hold one lock and wait for the other by then, ~100 ms
- * unloaded (the fixture sleeps 100 ms between its locks) and seconds on a loaded 2-core VM.
- */
-const DEADLOCK_DEADLINE_MS = 3000;
 
 describe('five tasks, one call each', () => {
   it('diagnoses each from its dbg_start answer alone', { timeout: 60_000 }, async () => {
     const h = await startServer();
-    const sizes: number[] = [];
-    const start = async (args: Record<string, unknown>) => {
-      const r = await h.call('dbg_start', args);
-      expect(r.isError, r.text).toBe(false);
-      sizes.push(r.text.length);
-      return r;
-    };
-
-    const nullDeref = await start({ program: fixture('crash'), args: ['segv'] });
-    expect(nullDeref.text).toMatch(/hint: NULL pointer dereference in store at crash\.c:13/);
-
-    const assertion = await start({ program: fixture('crash'), args: ['assert'] });
-    expect(assertion.text).toMatch(/hint: abort: .*Assertion `count == 0 && "count must be zero"' failed/);
-
-    const deadlock = await start({ program: fixture('deadlock'), timeout_ms: DEADLOCK_DEADLINE_MS });
-    const threads = deadlock.data.views.threads;
-    expect(threads.hint).toMatch(/deadlock/);
-    // Each blocked thread shows the line of its own code that waits. (The cycle, which needs
-    // glibc's debug info, is the next test's.)
-    expect(deadlock.text).toMatch(new RegExp(`transfer .*deadlock\\.c:${lineOf('deadlock.c', '@transfer-waits')}`));
-    expect(deadlock.text).toMatch(new RegExp(`audit .*deadlock\\.c:${lineOf('deadlock.c', '@audit-waits')}`));
-
-    const stdinCrash = await start({ program: fixture('stdin_echo'), stdin: 'one\ncrash\n' });
-    expect(stdinCrash.text).toMatch(/hint: NULL pointer dereference in main at stdin_echo\.c:12/);
-    expect(stdinCrash.text).toContain('line = "crash\\n"');
-
-    const loop = await start({ program: fixture('spin'), timeout_ms: 1500 });
-    expect(loop.text).toMatch(/it is spinning/);
-    expect(loop.text).toMatch(/spin \(\) at spin\.c:8/);
-
+    const sizes = await diagnoseFiveTasks((name, args) => h.call(name, args));
     const total = sizes.reduce((a, b) => a + b, 0);
     console.log(`five tasks: 5 calls, ${total} characters of text (${sizes.join(' + ')})`);
     expect(total).toBeLessThan(6700);

@@ -56,10 +56,9 @@ describe('MCP over the unix socket', { timeout: 90_000 }, () => {
       await expect(call).rejects.toThrow(/abort/i);
       const logged = await server.waitForLog((l) => l.message === 'tool call', 'the call to end', 60_000);
       expect(logged.durationMs).toBeLessThan(120_000);
-      const sessions = (await c.call('dbg_sessions', {})).data.sessions;
-      expect(sessions).toHaveLength(1);
-      expect(sessions[0]).toMatchObject({ state: 'stopped', pids: spin });
-      await c.call('dbg_close', { session_id: sessions[0].id });
+      // Nobody waits for it any more: closed, its program with it (retries.test.ts keeps one with a request_id).
+      expect(spin).toHaveLength(1);
+      expect((await c.call('dbg_sessions', {})).data.sessions).toEqual([]);
       await until(() => !alive(spin[0] as number), 'the program to be killed', 10_000);
     });
   }

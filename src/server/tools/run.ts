@@ -1,9 +1,18 @@
 import * as z from 'zod/v4';
-import { REVERSE_ACTIONS } from '../../session/session.js';
+import { REVERSE_ACTIONS, type RunOutcome } from '../../session/session.js';
+import { DebuggerError } from '../../util/errors.js';
 import { defineSessionTool } from '../defineTool.js';
 import { parseLocation } from '../locations.js';
 import { includeLocals, inspectPlan, line, onTimeout, sessionId, stackDepth, threadId, timeoutMs } from '../schemas.js';
-import { planOf, runAnswer, runOutputFields, runProgress } from './runAnswer.js';
+import { planOf, runAnswer, runOutputFields } from './runAnswer.js';
+import {
+  type OperationContext,
+  operationIdInput,
+  operationIdOutput,
+  operationProgress,
+  waitForOperation,
+  withOperation,
+} from './runOperation.js';
 
 const ACTIONS = [
   'continue',
@@ -36,15 +45,16 @@ const input = z.strictObject({
   inspect: inspectPlan.optional(),
   stack_depth: stackDepth.optional(),
   include_locals: includeLocals.optional(),
+  operation_id: operationIdInput.optional(),
 });
 
-const output = z.object({ ...runOutputFields, session: z.looseObject({}) });
+const output = z.object({ ...runOutputFields, operation_id: operationIdOutput, session: z.looseObject({}) });
 
 export const runTool = defineSessionTool({
   name: 'dbg_run',
   title: 'Run control',
   description:
-    'Moves the program, waits up to timeout_ms for the next stop or exit, gathers the inspect plan. At the deadline: running, unless on_timeout=interrupt. interrupt never waits behind other calls. reverse_* need recording (or rr).',
+    'Moves the program, waits up to timeout_ms for the next stop or exit, gathers the inspect plan. At the deadline: running with an operation_id (wait with it later), unless on_timeout=interrupt. interrupt never waits behind other calls. reverse_* need recording (or rr).',
   input,
   output,
   // Each action has its own states; run control checks them.
@@ -52,26 +62,40 @@ export const runTool = defineSessionTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
     const session = ctx.session;
+    if (args.operation_id !== undefined) {
+      if (args.action !== 'wait') {
+        throw new DebuggerError('invalid_argument', 'operation_id: goes with action=wait', { field: 'operation_id' });
+      }
+      return waitForOperation(session, { ...args, operation_id: args.operation_id }, ctx);
+    }
     const cursor = session.outputEnd ?? 0;
-    const outcome = await session.run(
-      {
-        action: args.action,
-        options: {
-          ...(args.count !== undefined ? { count: args.count } : {}),
-          ...(args.thread !== undefined ? { threadId: args.thread } : {}),
-          ...(args.location !== undefined ? { location: parseLocation(args.location) } : {}),
+    const plan = { ...planOf(args), ...(args.action === 'interrupt' ? { interrupted: true } : {}) };
+    // Registered before the wait, so its id is in the progress notes: a client whose answer is
+    // lost (a dropped connection, a cancel) still knows what to read later.
+    const context: OperationContext = { plan, outputCursor: cursor };
+    const op = session.operations.begin(args.action, context);
+    let outcome: RunOutcome;
+    try {
+      outcome = await session.run(
+        {
+          action: args.action,
+          options: {
+            ...(args.count !== undefined ? { count: args.count } : {}),
+            ...(args.thread !== undefined ? { threadId: args.thread } : {}),
+            ...(args.location !== undefined ? { location: parseLocation(args.location) } : {}),
+          },
+          timeoutMs: args.timeout_ms ?? ctx.config.runTimeoutMs,
+          onTimeout: args.on_timeout ?? 'return',
+          onProgress: operationProgress(ctx, op.id),
         },
-        timeoutMs: args.timeout_ms ?? ctx.config.runTimeoutMs,
-        onTimeout: args.on_timeout ?? 'return',
-        onProgress: runProgress(ctx),
-      },
-      ctx.signal,
-    );
-    return runAnswer(session, outcome, {
-      ...planOf(args),
-      ...(args.action === 'interrupt' ? { interrupted: true } : {}),
-      outputCursor: cursor,
-      signal: ctx.signal,
-    });
+        ctx.signal,
+      );
+    } catch (e) {
+      session.operations.drop(op.id);
+      throw e;
+    }
+    const kept = session.operations.end(op.id, outcome, ctx.signal.aborted);
+    const answer = await runAnswer(session, outcome, { ...plan, outputCursor: cursor, signal: ctx.signal });
+    return kept && outcome.kind === 'running' ? withOperation(answer, kept.id) : answer;
   },
 });

@@ -1,4 +1,5 @@
-// dbg_sessions: what is open, where each program is, and what was closed for idleness.
+// dbg_sessions: what the caller holds, where each program is, what was offered to it by another
+// client, and what was closed for idleness. Another client's sessions are not listed.
 
 import * as z from 'zod/v4';
 import { summarizeStop } from '../../session/evidence.js';
@@ -50,6 +51,13 @@ function targetText(target: Session['target']): string {
   return via;
 }
 
+/** Runs whose end their caller may not have seen (a wait cut short, a dropped call), to read with wait. */
+function operationsWire(session: Session): Wire[] | undefined {
+  const ops = session.operations.list();
+  if (ops.length === 0) return undefined;
+  return ops.map((op) => ({ id: op.id, action: op.action, state: op.outcome ? 'done' : 'running' }));
+}
+
 export function sessionEntry(session: Session, now = Date.now()): Wire {
   const snap = session.snapshot;
   return compact({
@@ -65,6 +73,7 @@ export function sessionEntry(session: Session, now = Date.now()): Wire {
     debugger_pid: session.debugger.pid,
     age_s: Math.round((now - session.createdAt) / 1000),
     idle_s: Math.round((now - session.lastUsedAt) / 1000),
+    operations: operationsWire(session),
   });
 }
 
@@ -72,44 +81,65 @@ export function reapedEntry(r: ReapedSession): Wire {
   return { id: r.id, program: r.program, idle_s: Math.round(r.idleMs / 1000), at: new Date(r.at).toISOString() };
 }
 
-export function listSessions(sessions: SessionManager): { sessions: Wire[]; reaped?: Wire[] } {
+/** What `client` may see: its sessions, those offered to it, and its own closed for idleness. */
+export function listSessions(
+  sessions: SessionManager,
+  client: string,
+): { sessions: Wire[]; offered?: Wire[]; reaped?: Wire[] } {
   const now = Date.now();
-  const reaped = sessions.reapedSessions.map(reapedEntry);
+  const reaped = sessions.reapedSessions(client).map(reapedEntry);
+  const offered = sessions.offeredTo(client).map(({ session, offer }) => ({
+    id: session.id,
+    from: offer.from,
+    program: session.target.program,
+    summary: whereNow(session),
+  }));
   return {
-    sessions: sessions.list().map((s) => sessionEntry(s, now)),
+    sessions: sessions.list(client).map((s) => sessionEntry(s, now)),
+    ...(offered.length > 0 ? { offered } : {}),
     ...(reaped.length > 0 ? { reaped } : {}),
   };
 }
 
 const output = z.object({
   sessions: z.array(z.looseObject({})),
+  offered: z.array(z.looseObject({})).optional(),
   reaped: z.array(z.looseObject({})).optional(),
 });
 
 export const sessionsTool = defineTool({
   name: 'dbg_sessions',
   title: 'Sessions',
-  description: 'Open sessions (id, program, state, stop_id, last stop, pids, idle_s) and those closed for idleness.',
+  description:
+    'Your open sessions (id, program, state, stop_id, last stop, pids, idle_s), those offered to you, and those closed for idleness.',
   input: z.strictObject({}),
   output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(_args, ctx) {
     const now = Date.now();
-    const list = ctx.sessions.list();
+    const list = ctx.sessions.list(ctx.client);
     const lines = list.map((s) => {
       const pids = livePids(s);
       const args = s.target.args.length > 0 ? ` ${s.target.args.map((a) => JSON.stringify(a)).join(' ')}` : '';
+      const ops = s.operations.list().map((op) => `${op.id} (${op.action}, ${op.outcome ? 'done' : 'running'})`);
       return printable(
-        `${s.id} ${s.debugger.kind} ${s.phase} ${s.target.program || '(program unknown)'}${args}${targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}`,
+        `${s.id} ${s.debugger.kind} ${s.phase} ${s.target.program || '(program unknown)'}${args}${targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}${ops.length ? `; operations to read with dbg_run action=wait: ${ops.join(', ')}` : ''}`,
       );
     });
     if (lines.length === 0) lines.push('no sessions open (dbg_start opens one)');
-    const reaped = ctx.sessions.reapedSessions;
+    for (const { session, offer } of ctx.sessions.offeredTo(ctx.client)) {
+      lines.push(
+        printable(
+          `offered to you by ${offer.from}: ${session.id} ${session.target.program || '(program unknown)'}: ${whereNow(session)} (dbg_start join=${session.id} takes it)`,
+        ),
+      );
+    }
+    const reaped = ctx.sessions.reapedSessions(ctx.client);
     for (const r of reaped) {
       lines.push(
         `closed for idleness: ${r.id} (${r.program}) after ${Math.round(r.idleMs / 60_000)} idle minutes, at ${new Date(r.at).toISOString()}`,
       );
     }
-    return { data: listSessions(ctx.sessions), text: lines.join('\n') };
+    return { data: listSessions(ctx.sessions, ctx.client), text: lines.join('\n') };
   },
 });

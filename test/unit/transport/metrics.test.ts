@@ -28,32 +28,37 @@ describe('Metrics', () => {
     m.refused('outside_roots');
     m.refused('outside_roots');
     m.debuggerDied('gdb');
+    m.reaped('alice');
     m.sweep(0);
     m.sweep(3);
     m.httpRefused('bad_token');
     const text = await m.render();
     expect(sample(text, 'dbg_mcp_refused_inputs_total{reason="outside_roots"}')).toBe(2);
     expect(sample(text, 'dbg_mcp_debugger_deaths_total{backend="gdb"}')).toBe(1);
+    expect(sample(text, 'dbg_mcp_sessions_reaped_total{client="alice"}')).toBe(1);
     expect(sample(text, 'dbg_mcp_leftover_sweeps_total')).toBe(2);
     expect(sample(text, 'dbg_mcp_leftover_processes_total')).toBe(3);
     expect(sample(text, 'dbg_mcp_http_refusals_total{reason="bad_token"}')).toBe(1);
   });
 
-  it('reads open sessions when scraped, each state of a backend seen, 0 when none', async () => {
+  it('reads open sessions when scraped, by backend and state and by client, each seen one at 0 when none', async () => {
     const m = new Metrics({ processMetrics: false });
     let open = [
-      { backend: 'gdb', state: 'stopped' },
-      { backend: 'gdb', state: 'stopped' },
-      { backend: 'gdb', state: 'running' },
+      { backend: 'gdb', state: 'stopped', client: 'alice' },
+      { backend: 'gdb', state: 'stopped', client: 'bob' },
+      { backend: 'gdb', state: 'running', client: 'alice' },
     ];
     m.observeSessions(() => open);
     let text = await m.render();
     expect(sample(text, 'dbg_mcp_sessions{backend="gdb",state="stopped"}')).toBe(2);
     expect(sample(text, 'dbg_mcp_sessions{backend="gdb",state="running"}')).toBe(1);
     expect(sample(text, 'dbg_mcp_sessions{backend="gdb",state="dead"}')).toBe(0);
+    expect(sample(text, 'dbg_mcp_client_sessions{client="alice"}')).toBe(2);
+    expect(sample(text, 'dbg_mcp_client_sessions{client="bob"}')).toBe(1);
     open = [];
     text = await m.render();
     expect(sample(text, 'dbg_mcp_sessions{backend="gdb",state="stopped"}')).toBe(0);
+    expect(sample(text, 'dbg_mcp_client_sessions{client="alice"}')).toBe(0);
   });
 
   it('reads the transport figures when scraped', async () => {

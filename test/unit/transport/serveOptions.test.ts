@@ -9,8 +9,8 @@ describe('serve transport options', () => {
       unix: undefined,
       tokenFile: undefined,
       allowRemote: false,
-      clientSessions: undefined,
     });
+    expect(parseCommandLine([], {}).config.clientSessions).toBeUndefined();
   });
 
   it('reads every flag, with --allow-remote standing alone', () => {
@@ -37,8 +37,9 @@ describe('serve transport options', () => {
       unix: '/run/d.sock',
       tokenFile: '/etc/t',
       allowRemote: true,
-      clientSessions: 4,
     });
+    // The quota is the session manager's: it holds on every transport, stdio too.
+    expect(config.clientSessions).toBe(4);
     expect(config.maxSessions).toBe(32);
   });
 
@@ -59,8 +60,8 @@ describe('serve transport options', () => {
       http: { host: '127.0.0.1', port: 0 },
       tokenFile: '/t',
       allowRemote: true,
-      clientSessions: 2,
     });
+    expect(parseCommandLine([], env).config.clientSessions).toBe(2);
     expect(parseCommandLine(['--http', 'localhost:9'], env).transport.http).toEqual({ host: 'localhost', port: 9 });
   });
 
