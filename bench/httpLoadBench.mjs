@@ -292,7 +292,7 @@ async function stallClient(url) {
 }
 
 export async function runHttpLoadBench() {
-  buildFixtures();
+  await buildFixtures();
   const program = fixture('counter');
   const breakpoint = markerLocation('counter.c', 'loop');
   const server = await startHttpServer(['--max-sessions', String(CLIENTS)]);

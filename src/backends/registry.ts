@@ -39,6 +39,11 @@ export interface BackendOptions {
   transcript?: TranscriptWriter;
   /** How long opening the target may wait for a server it starts (rr's replay server). */
   openTimeoutMs?: number;
+  /**
+   * Told after a close swept for processes the program left behind (forked children the debugger
+   * let go), with how many it killed: 0 when none (for /metrics).
+   */
+  onSweep?: (killed: number) => void;
 }
 
 interface BackendFactory {
@@ -62,6 +67,7 @@ function gdbOptions(options: BackendOptions, gdbPath: string) {
     ...(options.outputCapacity !== undefined ? { outputCapacity: options.outputCapacity } : {}),
     ...(options.sourceRoots ? { sourceRoots: options.sourceRoots } : {}),
     ...(options.transcript ? { transcript: options.transcript } : {}),
+    ...(options.onSweep ? { onSweep: options.onSweep } : {}),
   };
 }
 

@@ -22,7 +22,7 @@ export async function resolveInRoots(path: string, roots: readonly string[], fie
     throw new DebuggerError(
       'invalid_argument',
       `${field}: ${real} is outside the workspace roots (${realRoots.join(', ')}); start the server with --root to allow it`,
-      { field, roots: realRoots },
+      { field, roots: realRoots, refusal: 'outside_roots' },
     );
   }
   return real;

@@ -63,14 +63,15 @@ export function checkAttachAllowed(
   config: PolicyConfig,
   facts: (pid: number) => ProcessFacts = readProcessFacts,
 ): void {
-  function refuse(why: string): never {
-    throw new DebuggerError('invalid_argument', `pid: ${why}`, { fields: ['pid'] });
+  // A policy's refusal says so (details.refusal, counted in /metrics); a pid that names nothing does not.
+  function refuse(why: string, refusal: string | undefined = 'attach_policy'): never {
+    throw new DebuggerError('invalid_argument', `pid: ${why}`, { fields: ['pid'], ...(refusal ? { refusal } : {}) });
   }
-  if (!Number.isSafeInteger(pid) || pid <= 1) refuse(`${pid} is not a process that can be attached to`);
+  if (!Number.isSafeInteger(pid) || pid <= 1) refuse(`${pid} is not a process that can be attached to`, undefined);
   const policy = config.attachPids;
   if (policy === 'none') refuse('attaching is off on this server (start it with --attach-pids own, any or a list)');
   const f = facts(pid);
-  if (f.uid === undefined) refuse(`no process ${pid} is running`);
+  if (f.uid === undefined) refuse(`no process ${pid} is running`, undefined);
   if (f.ancestors.includes(pid)) {
     refuse(`${pid} is this server or a process that started it; attaching would freeze the client`);
   }
@@ -101,8 +102,11 @@ export interface RemoteTarget {
  * refused: `| command` runs a shell command, and serial devices or `udp:` are not offered.
  */
 export function checkRemoteAllowed(hostPort: string, config: PolicyConfig, field = 'remote'): RemoteTarget {
-  function refuse(why: string): never {
-    throw new DebuggerError('invalid_argument', `${field}: ${why}`, { fields: [field] });
+  function refuse(why: string, refusal?: string): never {
+    throw new DebuggerError('invalid_argument', `${field}: ${why}`, {
+      fields: [field],
+      ...(refusal ? { refusal } : {}),
+    });
   }
   const text = hostPort.trim().replace(/^tcp:/i, '');
   if (text.startsWith('|')) refuse('a pipe to a command is not a remote address; give host:port');
@@ -116,6 +120,7 @@ export function checkRemoteAllowed(hostPort: string, config: PolicyConfig, field
   if (!config.remoteHosts.some((pattern) => hostMatches(host, pattern))) {
     refuse(
       `${host} is not an allowed remote host (allowed: ${config.remoteHosts.join(', ')}); start the server with --remote-hosts to allow it`,
+      'remote_host_policy',
     );
   }
   return { host, port, address: isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}` };

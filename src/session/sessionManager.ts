@@ -188,6 +188,7 @@ export class SessionManager {
         paths: {},
         ...this.options.backends,
         openTimeoutMs: request.timeoutMs,
+        ...(this.options.observer ? { onSweep: (killed: number) => this.options.observer?.sweep(killed) } : {}),
         ...(transcript
           ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) }
           : {}),

@@ -536,6 +536,7 @@ export class GdbBackend implements DebuggerBackend {
       // Children GDB let go at fork are not traced: neither its kill nor its death reaches them.
       const swept = await killSessionsAndWait(state.launched);
       if (swept.length > 0) log('info', 'killed processes the program left behind', { pids: swept });
+      this.options.onSweep?.(swept.length);
     }
     forgetLaunched(this.context);
     if (this.child.pid !== undefined) releaseSession(this.child.pid);

@@ -32,6 +32,8 @@ export interface GdbBackendOptions {
   sourceRoots?: readonly string[];
   /** Why this gdb was chosen, for the first warning of the session ("… with gdb-multiarch"). */
   note?: string;
+  /** Told how many leftover processes a close's sweep killed (0 included). */
+  onSweep?: (killed: number) => void;
 }
 
 export interface GdbState {
