@@ -8,6 +8,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkProgramEnvironment, type EnvPolicyContext } from '../../../src/server/envPolicy.js';
 import { DebuggerError } from '../../../src/util/errors.js';
 
+/** ld.so's braced token form, ${NAME}. */
+const braced = (name: string): string => `\${${name}}`;
+
 let base: string;
 let root: string;
 let outside: string;
@@ -50,7 +53,7 @@ describe('checkProgramEnvironment: allowed', () => {
     ['LD_PRELOAD, relative to the working directory', { LD_PRELOAD: 'lib/mine.so' }],
     ['LD_PRELOAD, a bare name the loader looks up (a sanitizer runtime)', { LD_PRELOAD: 'libasan.so.8' }],
     ['LD_PRELOAD, $ORIGIN is the program directory', { LD_PRELOAD: '$ORIGIN/../lib/mine.so' }],
-    ['LD_PRELOAD, ${ORIGIN} braced', { LD_PRELOAD: '${ORIGIN}/../lib/mine.so' }],
+    ['LD_PRELOAD, $ORIGIN braced', { LD_PRELOAD: `${braced('ORIGIN')}/../lib/mine.so` }],
     ['LD_PRELOAD, empty entries are skipped by the loader', { LD_PRELOAD: '::/ROOT/lib/mine.so  ' }],
     ['LD_PRELOAD, empty', { LD_PRELOAD: '' }],
     ['LD_AUDIT under the root', { LD_AUDIT: '/ROOT/lib/mine.so' }],
@@ -113,7 +116,12 @@ describe('checkProgramEnvironment: refused, naming the variable and the path', (
       'libm.so.6',
     ],
     ['LD_PRELOAD, $LIB', { LD_PRELOAD: '/ROOT/$LIB/x.so' }, 'LD_PRELOAD', '$LIB'],
-    ['LD_PRELOAD, ${PLATFORM}', { LD_PRELOAD: '/ROOT/${PLATFORM}/x.so' }, 'LD_PRELOAD', '${PLATFORM}'],
+    [
+      'LD_PRELOAD, $PLATFORM braced',
+      { LD_PRELOAD: `/ROOT/${braced('PLATFORM')}/x.so` },
+      'LD_PRELOAD',
+      braced('PLATFORM'),
+    ],
     ['LD_AUDIT outside', { LD_AUDIT: '/OUTSIDE/evil.so' }, 'LD_AUDIT', '/OUTSIDE/evil.so'],
     ['LD_LIBRARY_PATH outside', { LD_LIBRARY_PATH: '/OUTSIDE' }, 'LD_LIBRARY_PATH', '/OUTSIDE'],
     ['LD_LIBRARY_PATH, after a semicolon', { LD_LIBRARY_PATH: '/ROOT/lib;/tmp' }, 'LD_LIBRARY_PATH', '/tmp'],
