@@ -8,17 +8,20 @@
 // How GDB 13 finds a command (cli/cli-decode.c, lookup_cmd_1 and find_cmd): leading blanks are
 // skipped; the name is `!` or `|` alone, or the run of [A-Za-z0-9_.+<>$-] (so `p/x` is `p` then
 // `/x`); a name equal to a command's name or alias is that command, else the one command or alias
-// the name begins, else ambiguous (two aliases of the same command count twice); when nothing
-// matches, the name is tried again in lower case. A prefix command (`info`, `frame`, `thread`)
+// the name begins, else ambiguous (two aliases of the same command count twice). Case counts:
+// `PRINT 1` is "Undefined command" in GDB 13. A prefix command (`info`, `frame`, `thread`)
 // looks the next word up among its subcommands; `frame` and `thread` run themselves when it names
 // none. The names come from `help all` (gdbCommandTable.ts); rr sessions add rr's own commands,
 // which change what an abbreviation means there (`back` is rr's, not `backtrace`).
 //
-// Expressions are left to GDB: the backend runs raw commands with may-write-memory,
-// may-write-registers and may-call-functions off, and GDB refuses a write or a call itself
-// (test/integration/gdb/rawPolicy.test.ts records its words). Convenience functions are the one
-// way an expression reaches further (GDB 14's `$_shell` runs a shell command): only the known
-// read-only ones pass.
+// Expressions: GDB 13 can refuse memory writes itself (`may-write-memory off`, which may be
+// changed while the program lives), but not register writes (`may-write-registers` cannot change
+// once the program runs, and off from the start it breaks every stop at a breakpoint: "Writing to
+// registers is not allowed (regno 16)"). So this policy refuses the operators that write (`=` and
+// its compound forms, `++`, `--`) outside string and character literals, whatever the command; the
+// backend also turns may-write-memory and may-call-functions off around each raw command, should
+// a language's syntax slip past. Convenience functions are the one way an expression reaches
+// further (GDB 14's `$_shell` runs a shell command): only the known read-only ones pass.
 
 import { GDB_COMMANDS } from './gdbCommandTable.js';
 
@@ -300,17 +303,12 @@ const LEVELS = {
 type Lookup = { found: string } | { ambiguous: string[] } | { unknown: true };
 
 function lookup(level: Level, word: string): Lookup {
-  const once = (w: string): Lookup => {
-    const exact = level.get(w);
-    if (exact !== undefined) return { found: exact };
-    const matches = [...level.keys()].filter((name) => name.startsWith(w));
-    if (matches.length === 1) return { found: level.get(matches[0] as string) as string };
-    if (matches.length > 1) return { ambiguous: matches.sort() };
-    return { unknown: true };
-  };
-  const first = once(word);
-  // GDB retries a name that matched nothing in lower case.
-  return 'unknown' in first && word !== word.toLowerCase() ? once(word.toLowerCase()) : first;
+  const exact = level.get(word);
+  if (exact !== undefined) return { found: exact };
+  const matches = [...level.keys()].filter((name) => name.startsWith(word));
+  if (matches.length === 1) return { found: level.get(matches[0] as string) as string };
+  if (matches.length > 1) return { ambiguous: matches.sort() };
+  return { unknown: true };
 }
 
 /** GDB's find_command_name_length: `!` or `|` alone, else the run of command-name characters. */
@@ -365,6 +363,14 @@ export function classifyGdbCommand(text: string, dialect: GdbDialect): RawVerdic
   const command = top.found;
   const verdict = classifyArguments(command, text, rest, dialect);
   if (!verdict.allowed) return verdict;
+  if (!NO_EXPRESSIONS.has(command)) {
+    const write = writingOperator(text.slice(rest));
+    if (write !== undefined) {
+      return refused(
+        `\`${write}\` writes (an assignment or an increment): under --raw read expressions only read; use dbg_evaluate with assign`,
+      );
+    }
+  }
   for (const m of text.slice(rest).matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)) {
     if (!SAFE_FUNCTIONS.has(m[1] as string)) {
       return refused(
@@ -373,6 +379,46 @@ export function classifyGdbCommand(text: string, dialect: GdbDialect): RawVerdic
     }
   }
   return verdict;
+}
+
+/** Commands whose arguments are names, settings or regular expressions, never evaluated. */
+const NO_EXPRESSIONS = new Set(['show', 'help', 'apropos']);
+
+/**
+ * The first operator in `args` that writes, outside "…" and '…' literals: `=` (not `==`, `!=`,
+ * `<=`, `>=`), a compound assignment (`+=`, `<<=`…), `++` or `--`. A `--` standing alone is the
+ * end of a command's options (`print -pretty -- x`), not a decrement.
+ */
+export function writingOperator(args: string): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const c = args[i];
+    if (c === '"' || c === "'") {
+      // A literal (or a quoted symbol name): skip to its closing quote, past escapes.
+      for (i++; i < args.length && args[i] !== c; i++) if (args[i] === '\\') i++;
+      continue;
+    }
+    const next = args[i + 1];
+    if (c === '=') {
+      if (next === '=') {
+        i++;
+        continue;
+      }
+      const prev = args[i - 1] ?? '';
+      const shift = (prev === '<' || prev === '>') && args[i - 2] === prev;
+      if ((prev === '!' || prev === '<' || prev === '>') && !shift) continue;
+      return shift ? `${prev}${prev}=` : /[-+*/%&|^]/.test(prev) ? `${prev}=` : '=';
+    }
+    if ((c === '+' || c === '-') && next === c) {
+      const alone =
+        (i === 0 || /\s/.test(args[i - 1] as string)) && (i + 2 >= args.length || /\s/.test(args[i + 2] as string));
+      if (c === '-' && alone) {
+        i++;
+        continue;
+      }
+      return `${c}${c}`;
+    }
+  }
+  return undefined;
 }
 
 function classifyArguments(command: string, text: string, rest: number, dialect: GdbDialect): RawVerdict {
