@@ -9,7 +9,7 @@ import { ensureLauncher, type LaunchPlan, launchPlan } from '../../../src/proces
 import type { MiTuple } from '../../../src/protocols/mi/miRecords.js';
 import { WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture, repoRoot } from '../../helpers/paths.js';
-import { allProcs, descendants, readProc, until } from '../../helpers/procfs.js';
+import { allProcs, descendants, environOf, readProc, until } from '../../helpers/procfs.js';
 import { type RawGdb, startRawGdb } from '../../helpers/rawGdb.js';
 
 const work = join(repoRoot, 'test', '.tmp', `launcher-${process.pid}`);
@@ -134,6 +134,20 @@ describe('the launcher under a real GDB', () => {
     expect(readProc(pid)?.ppid).toBe(gdb.child.pid);
     expect(shellsUnder(gdb.child.pid as number)).toEqual([]);
     expect(sentinelsLeft()).toEqual([]);
+  });
+
+  it("the program gets its environment and working directory through the launcher, and not GDB's SHELL", async () => {
+    const gdb = await loadedGdb(launchPlan(program, ARGS, { available: true, path: launcherPath }));
+    await gdb.send('gdb-set', { raw: 'environment DBG_MCP_PROBE=a b;c' });
+    await gdb.send('gdb-set', { raw: `cwd ${join(work, 'cache')}` });
+    const since = gdb.execRecords.length;
+    await gdb.send('exec-run', ['--start']);
+    await gdb.nextStop(since);
+    const pid = await inferiorPid(gdb);
+    const env = environOf(pid);
+    expect(env.get('DBG_MCP_PROBE')).toBe('a b;c');
+    expect(env.has('SHELL')).toBe(false);
+    expect(readlinkSync(`/proc/${pid}/cwd`)).toBe(join(work, 'cache'));
   });
 
   it('a breakpoint set before the run on file:line is hit in the program, not in the launcher', async () => {

@@ -141,6 +141,29 @@ describe('the escapes the policy names are what GDB would run', () => {
   });
 });
 
+describe('source text through allowed commands: `source open off` keeps it behind the source roots', () => {
+  // frame, up, down and disassemble /s print lines of the file the debug info names, which a
+  // crafted program may point anywhere (#line 1 "/home/user/.ssh/id_rsa").
+  const SOURCE = 'int product = v * factor;';
+
+  it.each(['frame 0', 'up 0', 'disassemble /s scale'])(
+    '%j prints source text with source open on, none with it off',
+    async (line) => {
+      await gdb.send('stack-select-frame', ['0']);
+      expect((await run(line)).output).toContain(SOURCE);
+      await gdb.send('gdb-set', { raw: 'source open off' });
+      try {
+        const { error, output } = await run(line);
+        expect(error).toBeUndefined();
+        expect(output).not.toContain(SOURCE);
+        expect(output).toMatch(/22\tin data\.c/);
+      } finally {
+        await gdb.send('gdb-set', { raw: 'source open on' });
+      }
+    },
+  );
+});
+
 describe("writes and calls in expressions: GDB 13.1's own refusals, behind the policy's", () => {
   it.each([
     ['print reads = 1', 'Writing to memory is not allowed (addr 0x'],
