@@ -240,15 +240,7 @@ export class ProgramTerminal {
       if (this.closed) throw new DebuggerError('wrong_state', 'the program terminal is closed');
       const bytes = data === 'eof' ? Buffer.from(this.lineLength > 0 ? EOF_CHAR + EOF_CHAR : EOF_CHAR) : data;
       const lines = measureLines(bytes, this.lineLength);
-      if (lines.longest > CANONICAL_LINE_MAX && (await this.canonical())) {
-        throw new DebuggerError(
-          'invalid_argument',
-          `a line of ${lines.longest} bytes before its newline is longer than the terminal takes whole ` +
-            `(${CANONICAL_LINE_MAX} bytes in canonical mode): the kernel would keep ${CANONICAL_LINE_MAX} and drop the rest ` +
-            'without a word. Nothing was written: split the input into shorter lines',
-          { fields: ['data'], limit: CANONICAL_LINE_MAX },
-        );
-      }
+      if (lines.longest > CANONICAL_LINE_MAX && (await this.canonical())) throw longLineError(lines.longest, 'data');
       this.lineLength = lines.after;
       // push() queues synchronously; only its wait is handed back, so the next write need not wait.
       return { report: this.stdin.push(bytes, options) };
@@ -303,4 +295,23 @@ export function measureLines(bytes: Buffer, pending: number): { longest: number;
     else if (++current > longest) longest = current;
   }
   return { longest, after: current };
+}
+
+function longLineError(longest: number, field: string): DebuggerError {
+  return new DebuggerError(
+    'invalid_argument',
+    `a line of ${longest} bytes before its newline is longer than the terminal takes whole ` +
+      `(${CANONICAL_LINE_MAX} bytes in canonical mode): the kernel would keep ${CANONICAL_LINE_MAX} and drop the rest ` +
+      'without a word. Nothing was written: split the input into shorter lines',
+    { fields: [field], limit: CANONICAL_LINE_MAX },
+  );
+}
+
+/**
+ * Refuses, before a program starts, stdin with a line its terminal would cut (the terminal starts
+ * in canonical mode): the same refusal as writeStdin's, for input given with the launch.
+ */
+export function assertStdinLinesFit(text: string | Buffer, field = 'stdin'): void {
+  const { longest } = measureLines(typeof text === 'string' ? Buffer.from(text) : text, 0);
+  if (longest > CANONICAL_LINE_MAX) throw longLineError(longest, field);
 }

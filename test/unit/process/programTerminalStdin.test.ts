@@ -5,7 +5,12 @@ import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { constants, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CANONICAL_LINE_MAX, measureLines, ProgramTerminal } from '../../../src/process/programTerminal.js';
+import {
+  assertStdinLinesFit,
+  CANONICAL_LINE_MAX,
+  measureLines,
+  ProgramTerminal,
+} from '../../../src/process/programTerminal.js';
 import { DebuggerError } from '../../../src/util/errors.js';
 import { isolatedModule } from '../../helpers/isolatedModule.js';
 
@@ -196,5 +201,14 @@ describe('measureLines', () => {
     ['\n', 9, { longest: 9, after: 0 }],
   ])('%j after %d pending bytes', (text, pending, expected) => {
     expect(measureLines(Buffer.from(text), pending)).toEqual(expected);
+  });
+});
+
+describe('assertStdinLinesFit', () => {
+  it(`passes lines of up to ${CANONICAL_LINE_MAX} bytes, refuses a longer one naming the field`, () => {
+    expect(() => assertStdinLinesFit(`${'a'.repeat(CANONICAL_LINE_MAX)}\nshort\n`)).not.toThrow();
+    expect(() => assertStdinLinesFit('a'.repeat(CANONICAL_LINE_MAX + 1))).toThrowError(
+      expect.objectContaining({ code: 'invalid_argument', details: { fields: ['stdin'], limit: CANONICAL_LINE_MAX } }),
+    );
   });
 });
