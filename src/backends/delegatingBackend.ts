@@ -77,8 +77,8 @@ export abstract class DelegatingBackend<Inner extends DebuggerBackend> implement
   writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport> {
     return this.inner.writeStdin(data, deadline, signal);
   }
-  sendEof(): Promise<void> {
-    return this.inner.sendEof();
+  sendEof(deadline: number, signal?: AbortSignal): Promise<StdinReport> {
+    return this.inner.sendEof(deadline, signal);
   }
   insertBreakpoint(spec: BreakpointSpec, signal?: AbortSignal): Promise<SetBreakpoint> {
     return this.inner.insertBreakpoint(spec, signal);

@@ -45,9 +45,6 @@ const EOF_CHAR = '\x04';
  */
 export const CANONICAL_LINE_MAX = 4095;
 
-/** The longest wait a timer takes (2^31 - 1 ms, about 24 days). */
-const UNBOUNDED_MS = 2 ** 31 - 1;
-
 /** Sync marks written but not yet seen; older ones are given up (their bytes would show). */
 const MAX_MARKS = 8;
 
@@ -214,20 +211,6 @@ export class ProgramTerminal {
    */
   sendEofReport(options: StdinWaitOptions = {}): Promise<StdinReport> {
     return this.admit('eof', options);
-  }
-
-  /**
-   * The former interface, kept until the backend passes a deadline (see writeStdin): resolves
-   * once the terminal took every byte, however long that is, but no longer blocks meanwhile.
-   * @deprecated use writeStdin
-   */
-  async write(data: string | Buffer): Promise<void> {
-    await this.writeStdin(data, { timeoutMs: UNBOUNDED_MS });
-  }
-
-  /** @deprecated use sendEofReport */
-  async sendEof(): Promise<void> {
-    await this.sendEofReport({ timeoutMs: UNBOUNDED_MS });
   }
 
   /** Bytes written earlier that the program has not read yet (they wait in this process). */

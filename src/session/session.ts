@@ -491,9 +491,10 @@ export class Session {
     return this.backend.writeStdin(data, deadline, signal);
   }
 
-  sendEof(): Promise<void> {
+  /** End of input after what was written before, answered as writeStdin is. */
+  sendEof(deadline: number, signal?: AbortSignal): Promise<StdinReport> {
     if (this.closing) return Promise.reject(new DebuggerError('no_session', `session ${this.id} is closed`));
-    return this.backend.sendEof();
+    return this.backend.sendEof(deadline, signal);
   }
 
   // ---- the end --------------------------------------------------------------------------------

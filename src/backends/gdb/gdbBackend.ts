@@ -20,7 +20,7 @@ import type {
 import { guardSession, releaseSession } from '../../process/orphanGuard.js';
 import { OutputRing } from '../../process/outputRing.js';
 import { identify, killSessionsAndWait } from '../../process/processTree.js';
-import type { ProgramTerminal } from '../../process/programTerminal.js';
+import type { ProgramTerminal, StdinWaitOptions } from '../../process/programTerminal.js';
 import { groupAlive, signalGroup, spawnInGroup, stopGroup } from '../../process/spawnGroup.js';
 import { consoleCommand, gdbExit, gdbSet, gdbVersion } from '../../protocols/mi/commands/gdb.js';
 import type { MiFrameOptions, MiSender } from '../../protocols/mi/commands/miSender.js';
@@ -387,30 +387,17 @@ export class GdbBackend implements DebuggerBackend {
     return run.stopRecording(this.context, signal);
   }
 
+  /** Never blocks (stdinQueue.ts): answers by the deadline with what the terminal took and what waits. */
   async writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport> {
     if (!this.terminal) throw new DebuggerError('wrong_state', 'this target has no program terminal');
-    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    let done = false;
-    const sent = this.terminal.write(data).then(() => {
-      done = true;
-    });
-    sent.catch(() => {});
-    await Promise.race([
-      sent,
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-        signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      }),
-    ]);
-    return done ? { taken: bytes, waiting: 0 } : { taken: 0, waiting: bytes };
+    const r = await this.terminal.writeStdin(data, waitUntil(deadline, signal));
+    return { taken: r.taken, waiting: r.waiting };
   }
 
-  sendEof(): Promise<void> {
-    if (!this.terminal) return Promise.reject(new DebuggerError('wrong_state', 'this target has no program terminal'));
-    return this.terminal.sendEof();
+  async sendEof(deadline: number, signal?: AbortSignal): Promise<StdinReport> {
+    if (!this.terminal) throw new DebuggerError('wrong_state', 'this target has no program terminal');
+    const r = await this.terminal.sendEofReport(waitUntil(deadline, signal));
+    return { taken: r.taken, waiting: r.waiting };
   }
 
   // ---- breakpoints ------------------------------------------------------------------------
@@ -553,4 +540,8 @@ export class GdbBackend implements DebuggerBackend {
   signalDebugger(signal: NodeJS.Signals): boolean {
     return this.child.pid !== undefined && signalGroup(this.child.pid, signal);
   }
+}
+
+function waitUntil(deadline: number, signal?: AbortSignal): StdinWaitOptions {
+  return { timeoutMs: Math.max(0, deadline - Date.now()), ...(signal ? { signal } : {}) };
 }

@@ -3,6 +3,7 @@
 // into the terminal, which hands the program a line at each newline.
 
 import * as z from 'zod/v4';
+import type { StdinReport } from '../../backends/debuggerBackend.js';
 import { LIMITS } from '../../session/limits.js';
 import type { Session } from '../../session/session.js';
 import { sleep } from '../../util/deadline.js';
@@ -43,6 +44,11 @@ const output = z.object({
   dropped: z.number().optional().describe('read: bytes the buffer no longer held before cursor.'),
   more: z.boolean().optional().describe('read: more bytes wait after next.'),
   bytes: z.number().optional().describe('write: the bytes written.'),
+  taken: z.number().optional().describe('write, eof: bytes the terminal took (the program can read them).'),
+  waiting: z
+    .number()
+    .optional()
+    .describe('write, eof: bytes queued here, going in as the program reads (dropped at close).'),
   session: z.looseObject({}),
 });
 
@@ -127,11 +133,10 @@ function afterWrite(session: Session): string {
   }
 }
 
-/** Hands EOF to the terminal; a program that does not read can leave it queued. */
-async function typeEof(send: () => Promise<void>): Promise<void> {
-  const sent = send();
-  sent.catch(() => {});
-  await Promise.race([sent, sleep(WRITE_WAIT_MS)]);
+/** What became of the bytes, when the terminal did not take them all. */
+function waitingNote(report: StdinReport): string {
+  if (report.waiting === 0) return '';
+  return `; the terminal took ${report.taken} bytes, ${report.waiting} wait here and go in as the program reads (dropped if the session closes first)`;
 }
 
 export const ioTool = defineSessionTool({
@@ -170,19 +175,22 @@ export const ioTool = defineSessionTool({
       const data = args.data;
       const bytes = Buffer.byteLength(data);
       const report = await session.writeStdin(data, Date.now() + WRITE_WAIT_MS, ctx.signal);
-      const taken = report.waiting === 0;
       const lines = data.split('\n').length - 1;
       const partial = data.endsWith('\n') ? '' : '; the last line has no newline yet, so it is not handed over';
       return {
-        data: { bytes },
-        text: `wrote ${bytes} bytes (${lines} line${lines === 1 ? '' : 's'})${partial}; ${afterWrite(session)}${taken ? '' : '; the terminal has not taken all of it yet (the program is not reading)'}`,
+        data: { bytes, taken: report.taken, waiting: report.waiting },
+        text: `wrote ${bytes} bytes (${lines} line${lines === 1 ? '' : 's'})${partial}; ${afterWrite(session)}${waitingNote(report)}`,
         session,
       };
     }
     if (args.data !== undefined) {
       throw new DebuggerError('invalid_argument', 'eof takes no data: write it first', { fields: ['data'] });
     }
-    await typeEof(() => session.sendEof());
-    return { data: {}, text: `sent end-of-file; ${afterWrite(session)}`, session };
+    const report = await session.sendEof(Date.now() + WRITE_WAIT_MS, ctx.signal);
+    return {
+      data: { taken: report.taken, waiting: report.waiting },
+      text: `sent end-of-file; ${afterWrite(session)}${waitingNote(report)}`,
+      session,
+    };
   },
 });

@@ -224,10 +224,14 @@ async function startRecorded(
   );
 }
 
-/** Types text into the program's terminal once the run has begun, then end-of-file if asked. */
+/**
+ * Types text into the program's terminal once the run has begun, then end-of-file if asked. The
+ * run goes on meanwhile, so nothing waits for the program to read: what the terminal does not
+ * take at once stays queued, in order, and goes in as the program reads (stdinQueue.ts).
+ */
 async function feedStdin(session: Session, text: string, eof: boolean, signal: AbortSignal): Promise<void> {
-  if (text.length > 0) await session.writeStdin(text, Date.now() + 2000, signal);
-  if (eof) await session.sendEof();
+  if (text.length > 0) await session.writeStdin(text, Date.now(), signal);
+  if (eof) await session.sendEof(Date.now(), signal);
 }
 
 /**
