@@ -56,7 +56,7 @@ import { runCommand } from './gdbCommand.js';
 import { type GdbBackendOptions, type GdbContext, type GdbState, initialState } from './gdbContext.js';
 import { handleRecord } from './gdbEvents.js';
 import * as inspection from './gdbInspection.js';
-import { openTerminal } from './gdbLaunch.js';
+import { gdbShell, openTerminal } from './gdbLaunch.js';
 import * as memory from './gdbMemory.js';
 import { narrowLibraries } from './gdbNarrow.js';
 import { openTarget } from './gdbOpen.js';
@@ -167,8 +167,9 @@ export class GdbBackend implements DebuggerBackend {
     create: GdbCreateOptions,
   ): Promise<GdbBackend> {
     const gdbPath = options.gdbPath ?? 'gdb';
-    // SHELL is what GDB runs when an argument needs a shell (see gdbArguments.ts).
-    const env = { ...options.env, SHELL: '/bin/sh' };
+    // GDB's shell is our launcher (gdbLaunch.ts): it carries arguments GDB cannot split without a
+    // shell and runs nothing else. Unset, GDB would fall back to /bin/sh: so never unset.
+    const env = { ...options.env, SHELL: await gdbShell() };
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawnInGroup(gdbPath, [`--interpreter=${protocol}`, '-nx', '-q'], { env, cwd: options.cwd });
