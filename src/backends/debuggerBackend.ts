@@ -225,6 +225,11 @@ export type RawPolicy = 'read' | 'full';
 
 export interface CommandOptions {
   policy: RawPolicy;
+  /**
+   * The language the command is read in, when a backend runs its raw commands through another
+   * (rr over GDB: its `rawDialect`); by default the backend's own.
+   */
+  dialect?: string;
   timeoutMs?: number;
   threadId?: number;
   frame?: number;

@@ -146,8 +146,9 @@ export abstract class DelegatingBackend<Inner extends DebuggerBackend> implement
   libraries(signal?: AbortSignal): Promise<Library[]> {
     return this.inner.libraries(signal);
   }
+  /** Raw commands are read in this backend's dialect (rr's commands on top of GDB's), not the inner one's. */
   command(text: string, options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
-    return this.inner.command(text, options, signal);
+    return this.inner.command(text, { dialect: this.capabilities.rawDialect, ...options }, signal);
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -107,6 +107,8 @@ export class GdbBackend implements DebuggerBackend {
   private terminal: ProgramTerminal | undefined;
   /** The channel the job modules work through. */
   readonly context: GdbContext;
+  /** Whether the program runs, as the events so far say (raw commands need it: gdbCommand.ts). */
+  private running = false;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -130,6 +132,9 @@ export class GdbBackend implements DebuggerBackend {
       },
       noteSources: (frames) => noteSources(self.state, frames),
     };
+    this.listeners.add((e) => {
+      if (e.type === 'running' || e.type === 'stopped' || e.type === 'exited') this.running = e.type === 'running';
+    });
   }
 
   get output(): OutputRing | undefined {
@@ -489,7 +494,7 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   command(text: string, options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
-    return runCommand(this.context, text, options, signal);
+    return runCommand(this.context, text, options, signal, this.running);
   }
 
   saveCore(path: string, signal?: AbortSignal): Promise<number> {
