@@ -3,7 +3,7 @@ import { VIEW_NAMES } from '../../session/evidence.js';
 import type { BatchOperation, BatchResult } from '../../session/session.js';
 import { DebuggerError } from '../../util/errors.js';
 import { defineSessionTool } from '../defineTool.js';
-import { renderView } from '../render.js';
+import { printable, renderView } from '../render.js';
 import { describeIssues, frameLevel, sessionId, stackDepth, stopId, threadId } from '../schemas.js';
 import { compact, viewWire, type Wire } from '../wire.js';
 import { disassembleFields, disassemblyAnswer } from './disassemble.js';
@@ -92,7 +92,7 @@ function resultAnswer(r: BatchResult, withSource: boolean): { data: Wire; lines:
   if ('error' in r) {
     return {
       data: { op: r.op, error: { code: r.error.code, message: r.error.message } },
-      lines: [`error (${r.error.code}): ${r.error.message}`],
+      lines: [`error (${r.error.code}): ${printable(r.error.message)}`],
     };
   }
   switch (r.op) {

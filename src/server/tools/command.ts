@@ -6,7 +6,7 @@ import type { RawPolicy } from '../../backends/debuggerBackend.js';
 import { cut, LIMITS } from '../../session/limits.js';
 import { outcomeShape, outputChunkShape } from '../answers/shapes.js';
 import { defineSessionTool } from '../defineTool.js';
-import { printable, renderOutcome } from '../render.js';
+import { quotedLines, renderOutcome } from '../render.js';
 import { frameLevel, line, sessionId, threadId } from '../schemas.js';
 import { outcomeWire, outputWire } from '../wire.js';
 import { programOutputLines } from './runAnswer.js';
@@ -58,7 +58,8 @@ export const commandTool = defineSessionTool({
     );
     const kept = cut(result.output, LIMITS.commandOutputMax);
     const truncated = kept.truncated || result.truncated;
-    const lines = [kept.text === '' ? '(no output)' : printable(kept.text.trimEnd())];
+    // The debugger's text quotes the program's data (names, strings): every line of it marked.
+    const lines = kept.text === '' ? ['(no output)'] : quotedLines(kept.text.trimEnd());
     if (truncated) lines.push(`[output cut at ${LIMITS.commandOutputMax} characters: narrow the command]`);
     const data: Omit<z.infer<typeof output>, 'session'> = { output: kept.text };
     if (truncated) data.truncated = true;

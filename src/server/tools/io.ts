@@ -9,7 +9,7 @@ import type { Session } from '../../session/session.js';
 import { sleep } from '../../util/deadline.js';
 import { DebuggerError } from '../../util/errors.js';
 import { defineSessionTool } from '../defineTool.js';
-import { printable } from '../render.js';
+import { quotedLines } from '../render.js';
 import { sessionId } from '../schemas.js';
 
 const WRITE_MAX = 64 * 1024;
@@ -115,10 +115,13 @@ async function read(
   ]
     .filter(Boolean)
     .join('; ');
-  const body = decoded === '' ? '(nothing new)' : printable(decoded.endsWith('\n') ? decoded.slice(0, -1) : decoded);
+  // Every line of it quoted, so none passes for the server's (issue 11: a program printed
+  // `[session … · stopped · stop 9]`); the structured text keeps the bytes as they came.
+  const body =
+    decoded === '' ? ['(nothing new)'] : quotedLines(decoded.endsWith('\n') ? decoded.slice(0, -1) : decoded);
   return {
     data: { text: decoded, cursor: chunk.start, next, dropped: chunk.dropped, more },
-    text: `${head}\n${body}`,
+    text: [head, ...body].join('\n'),
   };
 }
 

@@ -7,7 +7,7 @@ import { backendPaths } from '../config.js';
 import { defineTool } from '../defineTool.js';
 import { checkProgramEnvironment } from '../envPolicy.js';
 import { resolveDirectory, resolveProgram } from '../paths.js';
-import { printable } from '../render.js';
+import { printable, quotedLines } from '../render.js';
 import { line, programEnv, timeoutMs } from '../schemas.js';
 import { compact } from '../wire.js';
 
@@ -95,18 +95,9 @@ export const recordTool = defineTool({
           ? `ended by ${rec.signal}`
           : `exit code ${rec.exitCode ?? '?'}`,
       ...(listed?.processes ?? []).map(
-        (p) => `process ${p.pid}${p.exit !== undefined ? ` exit ${p.exit}` : ''}: ${p.command}`,
+        (p) => `process ${p.pid}${p.exit !== undefined ? ` exit ${p.exit}` : ''}: ${printable(p.command)}`,
       ),
-      ...(rec.output
-        ? [
-            'output (last lines):',
-            ...printable(rec.output)
-              .trimEnd()
-              .split('\n')
-              .slice(-12)
-              .map((l) => `| ${l}`),
-          ]
-        : []),
+      ...(rec.output ? ['output (last lines):', ...quotedLines(rec.output.trimEnd()).slice(-12)] : []),
       `next: dbg_start backend=rr trace=${JSON.stringify(trace)}`,
     ];
     return {

@@ -7,7 +7,7 @@ import type { RunOutcome, Session } from '../../session/session.js';
 import { breakpointShape } from '../answers/shapes.js';
 import { defineTool, type ToolContext } from '../defineTool.js';
 import { parseLocation } from '../locations.js';
-import { renderBreakpoint } from '../render.js';
+import { printable, renderBreakpoint } from '../render.js';
 import { includeLocals, inspectPlan, line, onTimeout, programEnv, stackDepth, timeoutMs } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
 import { planOf, runAnswer, runOutputFields, runProgress } from './runAnswer.js';
@@ -102,7 +102,8 @@ export const startTool = defineTool({
         breakpoints: installed.length > 0 ? installed.map(breakpointWire) : undefined,
       });
       const extraText = [
-        `${what}${attachedTo}${generated} under ${session.debugger.version}`,
+        // A core names the command that dumped it, and paths are the file system's: data, escaped.
+        printable(`${what}${attachedTo}${generated} under ${session.debugger.version}`),
         ...installed.map(renderBreakpoint),
       ];
       const stop = args.stop ?? 'none';
