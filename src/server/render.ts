@@ -1,7 +1,7 @@
 // Short text renderings, terminal-like: what a person (or a model) reads at a glance beside the
 // structured answer. Never a JSON dump of the same data.
 
-import type { Breakpoint, ExitEvent, Frame, Instruction, Variable } from '../model/model.js';
+import type { Breakpoint, ExitEvent, Frame, Instruction, StopEvent, Variable } from '../model/model.js';
 import type { SourceWindow, StackEntry, ThreadEntry, ViewData } from '../session/evidence.js';
 import { describeFrame, summarizeStop } from '../session/evidence.js';
 import type { RunOutcome } from '../session/session.js';
@@ -86,7 +86,7 @@ export function renderExit(e: ExitEvent): string {
 export function renderOutcome(o: RunOutcome): string {
   switch (o.kind) {
     case 'stopped':
-      return `stop ${o.stopId}: ${printable(summarizeStop(o.stop))}${o.stop.recordNote ? `\nrecord: ${printable(o.stop.recordNote)}` : ''}`;
+      return `stop ${o.stopId}: ${printable(summarizeStop(o.stop))}${unknownReason(o.stop)}${o.stop.recordNote ? `\nrecord: ${printable(o.stop.recordNote)}` : ''}`;
     case 'exited':
       return renderExit(o.exit);
     case 'running':
@@ -94,6 +94,11 @@ export function renderOutcome(o: RunOutcome): string {
     case 'dead':
       return `the debugger died: ${printable(o.reason)}`;
   }
+}
+
+/** A stop for a reason we do not know by name: the debugger's own words for it. */
+function unknownReason(stop: StopEvent): string {
+  return stop.reason === 'unknown' && stop.rawReason ? ` (${printable(stop.rawReason)})` : '';
 }
 
 function renderThread(t: ThreadEntry): string[] {

@@ -61,6 +61,7 @@ import * as memory from './gdbMemory.js';
 import { narrowLibraries } from './gdbNarrow.js';
 import { openTarget } from './gdbOpen.js';
 import * as run from './gdbRunControl.js';
+import { SilentStopWatch } from './gdbSilentStop.js';
 import { noteSources, sourceLines } from './gdbSource.js';
 import { forgetLaunched, saveCore } from './gdbTargets.js';
 
@@ -109,6 +110,8 @@ export class GdbBackend implements DebuggerBackend {
   readonly context: GdbContext;
   /** Whether the program runs, as the events so far say (raw commands need it: gdbCommand.ts). */
   private running = false;
+  /** Stops GDB makes without a *stopped record (gdbSilentStop.ts). */
+  private readonly silentStops: SilentStopWatch;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -132,6 +135,7 @@ export class GdbBackend implements DebuggerBackend {
       },
       noteSources: (frames) => noteSources(self.state, frames),
     };
+    this.silentStops = new SilentStopWatch(this.context);
     this.listeners.add((e) => {
       if (e.type === 'running' || e.type === 'stopped' || e.type === 'exited') this.running = e.type === 'running';
     });
@@ -188,7 +192,9 @@ export class GdbBackend implements DebuggerBackend {
         defaultTimeoutMs: options.commandTimeoutMs ?? 30_000,
         transcript: options.transcript,
         onRecord: (record, captured) => {
-          if (backend) handleRecord(backend.context, record, captured);
+          if (!backend) return;
+          handleRecord(backend.context, record, captured);
+          backend.silentStops.see(record, captured);
         },
         onUnmatched: (record) => log('debug', 'late or unmatched MI result dropped', { record }),
       },
