@@ -421,6 +421,22 @@ export function writingOperator(args: string): string | undefined {
   return undefined;
 }
 
+/**
+ * Why evaluating `expression` would change the program, or reach past it: a writing operator
+ * (writingOperator), or a convenience function not known to be read-only. Undefined when it only
+ * reads (calls into the program aside: those are may-call-functions', the operator's setting).
+ */
+export function expressionEffect(expression: string): string | undefined {
+  const write = writingOperator(expression);
+  if (write !== undefined) return `\`${write}\` writes (an assignment or an increment)`;
+  for (const m of expression.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)) {
+    if (!SAFE_FUNCTIONS.has(m[1] as string)) {
+      return `\`$${m[1]}(…)\` is not one of GDB's read-only convenience functions`;
+    }
+  }
+  return undefined;
+}
+
 function classifyArguments(command: string, text: string, rest: number, dialect: GdbDialect): RawVerdict {
   const ok: RawVerdict = { allowed: true, command };
   const args = text.slice(rest).trim();
