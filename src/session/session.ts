@@ -365,14 +365,24 @@ export class Session {
   /**
    * Sets a breakpoint and keeps the session's table (for "never hit" at exit) in step. With
    * `withTable`, the debugger's whole table comes back too, and the breakpoint in its settled form
-   * (a multi-location breakpoint, a watchpoint's final type).
+   * (a multi-location breakpoint, a watchpoint's final type). With `limit`, a session that holds
+   * that many already is refused (limit_exceeded).
    */
   setBreakpoint(
     spec: BreakpointSpec,
     call: SessionCall,
-    options: { withTable?: boolean } = {},
+    options: { withTable?: boolean; limit?: number } = {},
   ): Promise<SetBreakpointResult> {
     return this.change(call, async (backend, signal) => {
+      // Checked in the mailbox, so calls in parallel cannot pass the limit together.
+      const held = this.snap.breakpoints.size;
+      if (options.limit !== undefined && held >= options.limit) {
+        throw new DebuggerError(
+          'limit_exceeded',
+          `${held} breakpoints are set, the most a session may hold (--max-breakpoints): delete some first`,
+          { limit: options.limit },
+        );
+      }
       const set = await backend.insertBreakpoint(spec, signal);
       let breakpoint = set.breakpoint;
       let table: Breakpoint[] | undefined;
