@@ -12,6 +12,7 @@ import { runHugeDataBench } from './hugeDataBench.mjs';
 import { runOverheadBench } from './overheadBench.mjs';
 import { runParserBench } from './parserBench.mjs';
 import { runScaleBench } from './scaleBench.mjs';
+import { runSecurityBench } from './securityBench.mjs';
 
 const BENCHES = [
   ['per-call overhead', runOverheadBench],
@@ -20,6 +21,7 @@ const BENCHES = [
   ['scale', runScaleBench],
   ['huge data', runHugeDataBench],
   ['MI parser', runParserBench],
+  ['issue 11 bounds', runSecurityBench],
 ];
 
 const rows = [];
