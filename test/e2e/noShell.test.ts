@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/mcp.js';
 import { WAIT_MS } from '../helpers/outcomes.js';
 import { fixture } from '../helpers/paths.js';
+import { freePort, printed, requireTool, startProcess } from '../helpers/targets.js';
 
 let root: string;
 
@@ -59,6 +60,31 @@ describe('no shell starts a program', () => {
       expect(done.data.outcome).toEqual({ kind: 'exited', exit_code: 0 });
       expect(done.data.output.text).toBe(`${args.map((a) => `[${a}]`).join('\n')}\nprobe=(unset)\n`);
     }
+  });
+
+  it('through gdbserver --multi: argv as given, no launcher tokens, nothing run; what gdbserver would change is refused', async () => {
+    const gdbserver = requireTool('gdbserver', 'gdbserver');
+    const port = await freePort();
+    const server = startProcess(gdbserver, ['--multi', `127.0.0.1:${port}`], root);
+    await printed(server, 'Listening on port');
+    const h = await startServer(['--root', root]);
+    const program = echoArgsAs('stub|echo');
+    const remote = `127.0.0.1:${port}`;
+    for (const bad of [['a b'], [''], ["it's"], ['back\\slash'], ['"q"']]) {
+      const r = await h.call('dbg_start', { program, args: bad, remote, extended: true });
+      expect(r, JSON.stringify(bad)).toMatchObject({ isError: true, code: 'invalid_argument' });
+      expect(r.data.error.message).toMatch(
+        /^args\[0\]: through gdbserver an argument cannot be empty or hold white space/,
+      );
+    }
+    const args = ['$(touch>STUBBED)', '`touch>TICKED2`', 'a;b', '*', '|x', '-c'];
+    const said = printed(server, 'probe=');
+    const r = await h.call('dbg_start', { program, args, remote, extended: true });
+    expect(r.data.outcome, r.text).toEqual({ kind: 'exited', exit_code: 0 });
+    // The program's output goes to gdbserver's terminal, not to a pty of ours.
+    const out = await said;
+    expect(out.slice(out.indexOf('['), out.indexOf('probe='))).toBe(`${args.map((a) => `[${a}]`).join('\n')}\n`);
+    expect(readdirSync(root).filter((f) => /^(STUBBED|TICKED2)$/.test(f))).toEqual([]);
   });
 
   it('the doctor names the launcher', async () => {

@@ -24,8 +24,16 @@ export interface LoadReport {
   hasDebugInfo: boolean;
 }
 
-/** Loads the program's symbols (and, for a launch, what it runs with). */
-export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport> {
+/**
+ * Loads the program's symbols (and, for a launch, what it runs with). `throughStub`: it will run
+ * under gdbserver --multi, which gets the argv in a packet, not through our launcher.
+ */
+export async function loadProgram(
+  g: GdbContext,
+  spec: LaunchSpec,
+  signal?: AbortSignal,
+  options: { throughStub?: boolean } = {},
+): Promise<LoadReport> {
   const warnings: string[] = [];
   const loaded = await fileExecAndSymbols(g.mi, spec.program, { signal, captureConsole: true });
   // MI mode prints nothing about missing symbols; the ELF sections tell.
@@ -35,7 +43,7 @@ export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: Abor
   if (!hasDebugInfo) {
     warnings.push(`${spec.program} has no debug info: no source lines, locals or argument names (rebuild with -g)`);
   }
-  await setArguments(g, spec.program, spec.args, signal);
+  await setArguments(g, spec.program, spec.args, options.throughStub === true, signal);
   if (spec.cwd !== undefined) {
     assertSingleLine(spec.cwd, 'cwd');
     await gdbSet(g.mi, `cwd ${spec.cwd}`, { signal });
@@ -56,11 +64,30 @@ async function setArguments(
   g: GdbContext,
   program: string,
   args: readonly string[],
+  throughStub: boolean,
   signal?: AbortSignal,
 ): Promise<void> {
   args.forEach((a, i) => {
     assertSingleLine(a, `args[${i}]`);
   });
+  if (throughStub) {
+    // gdbserver --multi gets the argv in its vRun packet and starts the program with no shell of
+    // ours. Measured with gdbserver 13.1: it refuses an argument with white space ("can't handle
+    // command-line argument containing whitespace"), drops an empty one, and hands the program its
+    // own backslash before a quote or a backslash (`it's` arrives as `it\'s`). Those are refused
+    // here rather than passed changed; the others arrive as given ($, `, |, ; included).
+    const bad = args.findIndex((a) => a === '' || /[\s'"\\]/.test(a));
+    if (bad >= 0) {
+      throw new DebuggerError(
+        'invalid_argument',
+        `args[${bad}]: through gdbserver an argument cannot be empty or hold white space, a quote or a backslash (gdbserver refuses or changes it); run the program here, or under gdbserver started with its arguments`,
+        { fields: ['args'] },
+      );
+    }
+    await gdbSet(g.mi, 'startup-with-shell off', { signal });
+    await execArguments(g.mi, args.join(' '), { signal });
+    return;
+  }
   // Plain arguments: no shell. Others: hex tokens for the launcher, which GDB runs as its shell
   // and follows into the program (same pid; breakpoints go in only after that exec).
   const plan = launchPlan(program, args, await ensureLauncher());
