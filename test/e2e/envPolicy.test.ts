@@ -7,6 +7,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findOnPath } from '../../src/util/which.js';
 import { type McpHarness, startServer } from '../helpers/mcp.js';
 import { WAIT_MS } from '../helpers/outcomes.js';
 import { fixture } from '../helpers/paths.js';
@@ -101,17 +102,16 @@ describe('loader variables of a program', () => {
     expect(r.data.error.message).toMatch(/^env\.LD_PRELOAD: .*outside the workspace roots/);
   });
 
-  it('dbg_record refuses it too', async () => {
-    const h = await server();
-    const r = await h.call('dbg_record', { program, env: { LD_AUDIT: join(outside, 'evil.so') } });
-    if (r.code === 'backend_unavailable') {
-      // rr not installed: the call never reaches the policy; say so rather than pass silently.
-      console.log(`dbg_record not checked: ${r.data.error.message}`);
-      return;
-    }
-    expect(r).toMatchObject({ isError: true, code: 'invalid_argument' });
-    expect(r.data.error.message).toMatch(/^env\.LD_AUDIT: .*outside the workspace roots/);
-  });
+  // The policy is checked before rr records (rr cannot record on this VM, and need not).
+  it.skipIf(findOnPath(['rr']) === undefined)(
+    'dbg_record refuses it too, before rr runs (skipped where rr is not installed)',
+    async () => {
+      const h = await server();
+      const r = await h.call('dbg_record', { program, env: { LD_AUDIT: join(outside, 'evil.so') } });
+      expect(r).toMatchObject({ isError: true, code: 'invalid_argument' });
+      expect(r.data.error.message).toMatch(/^env\.LD_AUDIT: .*outside the workspace roots/);
+    },
+  );
 
   it("passes the server's LC_ variables only when they are locale categories", async () => {
     const h = await startServer(['--root', root], { LC_ALL: 'C', LC_TIME: 'C', LC_SECRET_TOKEN: 'hunter2' });
