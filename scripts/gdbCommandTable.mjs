@@ -41,7 +41,7 @@ out.push(`//   ${version}`);
 out.push('// Per level (top, or a prefix command): "canonical name<TAB>word<TAB>word…", the canonical name as GDB');
 out.push('// prints it, then each word that names it at that level. Do not edit: regenerate.');
 out.push('');
-out.push('export const GDB_COMMAND_VERSION = ' + JSON.stringify(version) + ';');
+out.push(`export const GDB_COMMAND_VERSION = ${JSON.stringify(version)};`);
 out.push('');
 out.push('export const GDB_COMMANDS: Readonly<Record<string, readonly string[]>> = {');
 for (const prefix of PREFIXES) {
