@@ -60,6 +60,12 @@ describe('stdin writes are bounded', () => {
     expect(started.isError, started.text).toBe(false);
     const id = started.data.session_id as string;
     expect(started.data.session.state).toBe('stopped');
+    // The answer says how much the terminal took and how much waits for the program.
+    expect(started.data.warnings).toEqual([
+      expect.stringMatching(
+        /^stdin: the terminal took \d+ bytes at once; \d+ more wait here and go in as the program reads/,
+      ),
+    ]);
     const run = await h.call('dbg_run', { session_id: id, action: 'continue', timeout_ms: WAIT_MS });
     expect(run.data.outcome).toEqual({ kind: 'exited', exit_code: 0 });
     const text = await readUntil(h, id, (t) => t.includes('eof after'));

@@ -193,7 +193,12 @@ async function startRun(
     pending = session.run(request, ctx.signal);
     pending.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
     if (args.stdin !== undefined || args.stdin_eof === true) {
-      await feedStdin(session, args.stdin ?? '', args.stdin_eof ?? true, ctx.signal);
+      const fed = await feedStdin(session, args.stdin ?? '', args.stdin_eof ?? true, ctx.signal);
+      if (fed.waiting > 0) {
+        warnings.push(
+          `stdin: the terminal took ${fed.taken} bytes at once; ${fed.waiting} more wait here and go in as the program reads (dropped if the session closes first)`,
+        );
+      }
     }
     return await pending;
   } catch (e) {
@@ -238,9 +243,16 @@ async function startRecorded(
  * run goes on meanwhile, so nothing waits for the program to read: what the terminal does not
  * take at once stays queued, in order, and goes in as the program reads (stdinQueue.ts).
  */
-async function feedStdin(session: Session, text: string, eof: boolean, signal: AbortSignal): Promise<void> {
-  if (text.length > 0) await session.writeStdin(text, Date.now(), signal);
-  if (eof) await session.sendEof(Date.now(), signal);
+async function feedStdin(
+  session: Session,
+  text: string,
+  eof: boolean,
+  signal: AbortSignal,
+): Promise<{ taken: number; waiting: number }> {
+  const typed = text.length > 0 ? await session.writeStdin(text, Date.now(), signal) : { taken: 0, waiting: 0 };
+  if (!eof) return typed;
+  const end = await session.sendEof(Date.now(), signal);
+  return { taken: typed.taken + end.taken, waiting: typed.waiting + end.waiting };
 }
 
 /**
