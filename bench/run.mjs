@@ -14,6 +14,7 @@ import { runLinearityBench } from './linearityBench.mjs';
 import { runOverheadBench } from './overheadBench.mjs';
 import { runParserBench } from './parserBench.mjs';
 import { runScaleBench } from './scaleBench.mjs';
+import { runSecurityBench } from './securityBench.mjs';
 import { runShutdownBench } from './shutdownBench.mjs';
 
 const BENCHES = [
@@ -26,6 +27,7 @@ const BENCHES = [
   ['MI parser', runParserBench],
   ['MI linearity', runLinearityBench],
   ['shutdown', runShutdownBench],
+  ['issue 11 bounds', runSecurityBench],
 ];
 
 const rows = [];

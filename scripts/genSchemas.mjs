@@ -25,7 +25,7 @@ export async function renderSchemas() {
     const json = z.toJSONSchema(schema, { target: 'draft-2020-12', unrepresentable: 'any', reused: 'ref' });
     files.push({ name, text: `${JSON.stringify({ title, ...json }, null, 2)}\n` });
   };
-  for (const tool of allTools({ ...defaultConfig(), raw: true })) {
+  for (const tool of allTools({ ...defaultConfig(), raw: 'read' })) {
     const { session: _session, warnings: _warnings, ...own } = tool.output.shape;
     write(`${tool.name}.json`, `${tool.name} answer`, z.object({ ...own, ...common }));
   }

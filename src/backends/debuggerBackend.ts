@@ -225,6 +225,11 @@ export type RawPolicy = 'read' | 'full';
 
 export interface CommandOptions {
   policy: RawPolicy;
+  /**
+   * The language the command is read in, when a backend runs its raw commands through another
+   * (rr over GDB: its `rawDialect`); by default the backend's own.
+   */
+  dialect?: string;
   timeoutMs?: number;
   threadId?: number;
   frame?: number;
@@ -318,9 +323,14 @@ export interface DebuggerBackend extends TargetReader {
   startRecording?(signal?: AbortSignal): Promise<void>;
   stopRecording?(signal?: AbortSignal): Promise<void>;
 
-  /** Types into the program's terminal, waiting for it to take the bytes at most until `deadline`. */
+  /**
+   * Types into the program's terminal without ever blocking: answers by `deadline` (or abort) with
+   * the bytes the terminal took and those still queued, which go in, in order, as the program
+   * reads. A line the terminal would cut is refused (invalid_argument) before anything is queued.
+   */
   writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport>;
-  sendEof(): Promise<void>;
+  /** End of input, queued behind earlier writes; answers as writeStdin does. */
+  sendEof(deadline: number, signal?: AbortSignal): Promise<StdinReport>;
 
   insertBreakpoint(spec: BreakpointSpec, signal?: AbortSignal): Promise<SetBreakpoint>;
   changeBreakpoints(change: BreakpointChange, signal?: AbortSignal): Promise<void>;

@@ -77,8 +77,8 @@ export abstract class DelegatingBackend<Inner extends DebuggerBackend> implement
   writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport> {
     return this.inner.writeStdin(data, deadline, signal);
   }
-  sendEof(): Promise<void> {
-    return this.inner.sendEof();
+  sendEof(deadline: number, signal?: AbortSignal): Promise<StdinReport> {
+    return this.inner.sendEof(deadline, signal);
   }
   insertBreakpoint(spec: BreakpointSpec, signal?: AbortSignal): Promise<SetBreakpoint> {
     return this.inner.insertBreakpoint(spec, signal);
@@ -146,8 +146,9 @@ export abstract class DelegatingBackend<Inner extends DebuggerBackend> implement
   libraries(signal?: AbortSignal): Promise<Library[]> {
     return this.inner.libraries(signal);
   }
+  /** Raw commands are read in this backend's dialect (rr's commands on top of GDB's), not the inner one's. */
   command(text: string, options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
-    return this.inner.command(text, options, signal);
+    return this.inner.command(text, { dialect: this.capabilities.rawDialect, ...options }, signal);
   }
   close(): Promise<void> {
     return this.inner.close();

@@ -3,7 +3,7 @@
 // name in the message, rather than running on defaults the operator did not choose.
 
 import { delimiter } from 'node:path';
-import { defaultConfig, type ServerConfig } from '../server/config.js';
+import { defaultConfig, type RawMode, type ServerConfig } from '../server/config.js';
 import { parseAttachPolicy, parseRemoteHosts } from '../server/policy.js';
 import { parseListenAddress } from '../transport/listenAddress.js';
 import { defaultTransportConfig, type TransportConfig } from '../transport/transportConfig.js';
@@ -32,6 +32,13 @@ function onOff(raw: string, from: string): boolean {
   if (/^(on|true|1|yes)$/i.test(raw)) return true;
   if (/^(off|false|0|no)$/i.test(raw)) return false;
   throw new OptionError(`${from}: ${JSON.stringify(raw)} is not on or off`);
+}
+
+function rawMode(raw: string, from: string): RawMode {
+  if (raw === 'off' || raw === 'read' || raw === 'full') return raw;
+  // `on` meant every command before read existed: make the operator choose, not guess.
+  const was = /^(on|true|1|yes)$/i.test(raw) ? ' (on is gone: read is the default, full the old on)' : '';
+  throw new OptionError(`${from}: ${JSON.stringify(raw)} is not off, read or full${was}`);
 }
 
 function nonEmpty(raw: string, from: string): string {
@@ -63,10 +70,13 @@ export const OPTIONS: OptionSpec[] = [
   {
     flag: '--raw',
     env: 'DBG_MCP_RAW',
-    value: 'on|off',
-    help: "offer dbg_command, raw debugger commands that run with the server's authority (default on)",
+    value: 'off|read|full',
+    help:
+      'raw debugger commands (dbg_command): read (default) allows read-only inspection commands only; ' +
+      "full allows every command with the server's authority, and then no policy binds it: not the roots, " +
+      'remote hosts, attach pids, inferior calls nor the environment filter; off removes the tool',
     apply: (c, raw, from) => {
-      c.raw = onOff(raw, from);
+      c.raw = rawMode(raw, from);
     },
   },
   {
@@ -76,6 +86,15 @@ export const OPTIONS: OptionSpec[] = [
     help: 'allow expressions that call functions in the program (default off)',
     apply: (c, raw, from) => {
       c.allowInferiorCalls = onOff(raw, from);
+    },
+  },
+  {
+    flag: '--max-breakpoints',
+    env: 'DBG_MCP_MAX_BREAKPOINTS',
+    value: 'N',
+    help: 'breakpoints, watchpoints, catchpoints and dprintfs one session may hold (default 256)',
+    apply: (c, raw, from) => {
+      c.maxBreakpoints = positiveInt(raw, from, 1, 100_000);
     },
   },
   {

@@ -4,8 +4,28 @@
 
 const ALLOWED = new Set(['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'TERM', 'TZ', 'TMPDIR']);
 
+/**
+ * The locale categories of POSIX and glibc (locale.h), and LC_ALL. Only these: a prefix match
+ * would pass any LC_-named variable, and with it whatever an operator's shell keeps there.
+ */
+export const LOCALE_VARIABLES: ReadonlySet<string> = new Set([
+  'LC_ALL',
+  'LC_CTYPE',
+  'LC_NUMERIC',
+  'LC_TIME',
+  'LC_COLLATE',
+  'LC_MONETARY',
+  'LC_MESSAGES',
+  'LC_PAPER',
+  'LC_NAME',
+  'LC_ADDRESS',
+  'LC_TELEPHONE',
+  'LC_MEASUREMENT',
+  'LC_IDENTIFICATION',
+]);
+
 export function isAllowedByDefault(name: string): boolean {
-  return ALLOWED.has(name) || name.startsWith('LC_');
+  return ALLOWED.has(name) || LOCALE_VARIABLES.has(name);
 }
 
 /** The allowlisted part of `source`, plus the names in `passthrough`. */

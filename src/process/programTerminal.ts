@@ -12,7 +12,11 @@ import { closeSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import tty from 'node:tty';
 import { promisify } from 'node:util';
+import { DebuggerError } from '../util/errors.js';
 import { OutputRing } from './outputRing.js';
+import { StdinQueue, type StdinReport, type StdinWaitOptions } from './stdinQueue.js';
+
+export type { StdinReport, StdinWaitOptions } from './stdinQueue.js';
 
 interface PtyBinding {
   open(cols: number, rows: number): { master: number; slave: number; pty: string };
@@ -34,6 +38,13 @@ const execFileAsync = promisify(execFile);
 /** ASCII EOT: at the start of a line, the terminal's end-of-file for a reader in canonical mode. */
 const EOF_CHAR = '\x04';
 
+/**
+ * The longest line a reader in canonical mode receives whole: the kernel's line buffer is 4,096
+ * bytes and keeps the last for the newline. Measured: 4,095 bytes and a newline arrive as sent;
+ * 4,096 or 5,000 arrive as 4,095 and the newline, the rest dropped without a word.
+ */
+export const CANONICAL_LINE_MAX = 4095;
+
 /** Sync marks written but not yet seen; older ones are given up (their bytes would show). */
 const MAX_MARKS = 8;
 
@@ -52,10 +63,14 @@ export class ProgramTerminal {
   readonly path: string;
   readonly output: OutputRing;
   private readonly master: tty.ReadStream;
+  private readonly masterFd: number;
   private readonly slaveFd: number;
   private closed = false;
-  /** Whether bytes written since the last newline are waiting in the terminal's line buffer. */
-  private partialLine = false;
+  /** Bytes queued since the last newline or EOF: the line the terminal is still gathering. */
+  private lineLength = 0;
+  private readonly stdin: StdinQueue;
+  /** Writes are admitted one after another, so each checks its line against the ones before. */
+  private admitted: Promise<unknown> = Promise.resolve();
   /**
    * Sync marks (see sync()): an APC escape with a per-terminal nonce the program cannot guess.
    * Only ESC, '_', '-', '\\', upper case and digits, which no output-processing flag (olcuc,
@@ -69,7 +84,9 @@ export class ProgramTerminal {
 
   private constructor(path: string, masterFd: number, slaveFd: number, capacity: number) {
     this.path = path;
+    this.masterFd = masterFd;
     this.slaveFd = slaveFd;
+    this.stdin = new StdinQueue((bytes) => this.writeSome(bytes));
     this.output = new OutputRing(capacity);
     this.master = new tty.ReadStream(masterFd);
     this.master.on('data', (chunk: Buffer | string) => {
@@ -178,35 +195,70 @@ export class ProgramTerminal {
     });
   }
 
-  /** Writes to the program's stdin. Resolves once the bytes are handed to the terminal. */
-  write(data: string | Buffer): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('the program terminal is closed'));
-    const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-    if (bytes.length > 0) {
-      const last = bytes[bytes.length - 1];
-      this.partialLine = last !== 0x0a && last !== 0x04;
-    }
-    return new Promise((resolve, reject) => {
-      // tty.ReadStream is a net.Socket over the master fd, so it writes too.
-      (this.master as unknown as NodeJS.WritableStream).write(bytes, (err?: Error | null) => {
-        if (err) reject(err);
-        else resolve();
-      });
-    });
+  /**
+   * Types `data` into the program's stdin. Resolves when the terminal has taken every byte, or at
+   * the deadline (default 1 s) or abort with what it has taken; the rest stays queued in order and
+   * is written as the program reads (dropped if the terminal closes first). Never blocks.
+   * Refuses, before queuing anything, a line longer than the terminal passes whole.
+   */
+  writeStdin(data: string | Buffer, options: StdinWaitOptions = {}): Promise<StdinReport> {
+    return this.admit(typeof data === 'string' ? Buffer.from(data) : data, options);
   }
 
   /**
    * End of input: a reader blocked in read() gets 0 bytes. In canonical mode ^D first hands over a
    * pending partial line, so one more is needed then for the reader to see end-of-file.
    */
-  sendEof(): Promise<void> {
-    return this.write(this.partialLine ? EOF_CHAR + EOF_CHAR : EOF_CHAR);
+  sendEofReport(options: StdinWaitOptions = {}): Promise<StdinReport> {
+    return this.admit('eof', options);
+  }
+
+  /** Bytes written earlier that the program has not read yet (they wait in this process). */
+  get stdinWaiting(): number {
+    return this.stdin.waiting;
+  }
+
+  private admit(data: Buffer | 'eof', options: StdinWaitOptions): Promise<StdinReport> {
+    const turn = this.admitted.then(async () => {
+      if (this.closed) throw new DebuggerError('wrong_state', 'the program terminal is closed');
+      const bytes = data === 'eof' ? Buffer.from(this.lineLength > 0 ? EOF_CHAR + EOF_CHAR : EOF_CHAR) : data;
+      const lines = measureLines(bytes, this.lineLength);
+      if (lines.longest > CANONICAL_LINE_MAX && (await this.canonical())) throw longLineError(lines.longest, 'data');
+      this.lineLength = lines.after;
+      // push() queues synchronously; only its wait is handed back, so the next write need not wait.
+      return { report: this.stdin.push(bytes, options) };
+    });
+    this.admitted = turn.catch(() => {});
+    return turn.then((t) => t.report);
+  }
+
+  /** Whether the program's terminal is in canonical (line) mode; assumed when stty cannot tell. */
+  private async canonical(): Promise<boolean> {
+    try {
+      const { stdout } = await execFileAsync('stty', ['-F', this.path, '-a'], { timeout: 5000 });
+      return !/(^|\s)-icanon(\s|$)/.test(stdout);
+    } catch {
+      return true;
+    }
+  }
+
+  /** One non-blocking write to the master (libuv made the fd O_NONBLOCK): 0 when it is full. */
+  private writeSome(bytes: Buffer): number {
+    if (this.closed) return 0;
+    try {
+      return writeSync(this.masterFd, bytes);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EAGAIN') return 0;
+      throw e;
+    }
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
     for (const mark of this.marks.splice(0)) mark.settle?.(false);
+    // Before the fd closes: its number could be reused by the next open().
+    this.stdin.close();
     this.master.destroy();
     try {
       closeSync(this.slaveFd);
@@ -214,4 +266,35 @@ export class ProgramTerminal {
       // already closed
     }
   }
+}
+
+/** The longest line `bytes` makes, after `pending` bytes of an unfinished line, and what is left unfinished. */
+export function measureLines(bytes: Buffer, pending: number): { longest: number; after: number } {
+  let current = pending;
+  let longest = pending;
+  for (const byte of bytes) {
+    // A newline ends a line; so does ^D, which hands the partial line over as it is.
+    if (byte === 0x0a || byte === 0x04) current = 0;
+    else if (++current > longest) longest = current;
+  }
+  return { longest, after: current };
+}
+
+function longLineError(longest: number, field: string): DebuggerError {
+  return new DebuggerError(
+    'invalid_argument',
+    `a line of ${longest} bytes before its newline is longer than the terminal takes whole ` +
+      `(${CANONICAL_LINE_MAX} bytes in canonical mode): the kernel would keep ${CANONICAL_LINE_MAX} and drop the rest ` +
+      'without a word. Nothing was written: split the input into shorter lines',
+    { fields: [field], limit: CANONICAL_LINE_MAX },
+  );
+}
+
+/**
+ * Refuses, before a program starts, stdin with a line its terminal would cut (the terminal starts
+ * in canonical mode): the same refusal as writeStdin's, for input given with the launch.
+ */
+export function assertStdinLinesFit(text: string | Buffer, field = 'stdin'): void {
+  const { longest } = measureLines(typeof text === 'string' ? Buffer.from(text) : text, 0);
+  if (longest > CANONICAL_LINE_MAX) throw longLineError(longest, field);
 }

@@ -6,6 +6,8 @@ import { rrRecorder } from '../backends/registry.js';
 import type { LogLevel } from '../util/log.js';
 import { type AttachPolicy, DEFAULT_REMOTE_HOSTS } from './policy.js';
 
+export type RawMode = 'off' | RawPolicy;
+
 /** Per backend: the executable to run (`backends.gdb.path`). */
 export type BackendSettings = Partial<Record<BackendKind, { path?: string }>>;
 
@@ -14,10 +16,14 @@ export interface ServerConfig {
   backends: BackendSettings;
   /** Workspace roots: programs, cores and working directories must lie under one of them. */
   roots: string[];
-  /** Whether dbg_command (raw debugger commands) is available. */
-  raw: boolean;
-  /** What raw commands may do: the backend's read-only allowlist, or everything. */
-  rawPolicy: RawPolicy;
+  /**
+   * Raw debugger commands (dbg_command): `off` (no tool), `read` (the backend's allowlist of
+   * read-only inspection commands, the default), or `full` (every command but those that would
+   * break the session; no other policy binds it).
+   */
+  raw: RawMode;
+  /** Breakpoints (of every kind) one session may hold. */
+  maxBreakpoints: number;
   /** Inferior function calls (`print f(1)`) allowed. */
   allowInferiorCalls: boolean;
   maxSessions: number;
@@ -48,8 +54,8 @@ export function defaultConfig(): ServerConfig {
   return {
     backends: { gdb: { path: 'gdb' } },
     roots: [process.cwd()],
-    raw: true,
-    rawPolicy: 'full',
+    raw: 'read',
+    maxBreakpoints: 256,
     allowInferiorCalls: false,
     maxSessions: 16,
     clientSessions: undefined,

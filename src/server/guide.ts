@@ -5,7 +5,7 @@ import { LIMITS } from '../session/limits.js';
 import type { ServerConfig } from './config.js';
 
 export function guideMarkdown(config: ServerConfig): string {
-  const raw = config.raw;
+  const raw = config.raw !== 'off';
   const idle = config.idleTimeoutMs > 0 ? `${Math.round(config.idleTimeoutMs / 60_000)} minutes` : 'never';
   return `# Debugging with dbg-mcp
 

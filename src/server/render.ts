@@ -1,19 +1,36 @@
 // Short text renderings, terminal-like: what a person (or a model) reads at a glance beside the
 // structured answer. Never a JSON dump of the same data.
 
-import type { Breakpoint, ExitEvent, Frame, Instruction, Variable } from '../model/model.js';
+import type { Breakpoint, ExitEvent, Frame, Instruction, StopEvent, Variable } from '../model/model.js';
 import type { SourceWindow, StackEntry, ThreadEntry, ViewData } from '../session/evidence.js';
 import { describeFrame, summarizeStop } from '../session/evidence.js';
 import type { RunOutcome } from '../session/session.js';
 
-/** Untrusted text (program output, values) shown without control characters or escapes. */
+/**
+ * Untrusted text on one line (a value, a name of a file, function, library or thread, a message
+ * that quotes the debugger): C0/C1 controls, ESC and line breaks as \xNN or \n, and Unicode line
+ * separators and bidi controls as \uNNNN, so no terminal sequence survives and none of it starts a
+ * line of its own that could pass for the server's (`stop 2: …`, `hint: …`, `[session …]`). Tabs stay.
+ */
 export function printable(text: string): string {
-  // Keep \n and \t; show other C0/C1 controls and ESC as \xNN so no terminal sequence survives,
-  // and Unicode line separators and bidi controls as \uNNNN: a reader would otherwise see a line
-  // break or reordered text that the program made up (a forged "stop 2:" line, say).
   return text
-    .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
+    .replace(/[\x00-\x08\x0a-\x1f\x7f-\x9f]/g, (c) =>
+      c === '\n' ? '\\n' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+    )
     .replace(/[\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
+/** Untrusted text of many lines (program output, the debugger's console): each line escaped as printable. */
+export function printableLines(text: string): string[] {
+  return text.split('\n').map(printable);
+}
+
+/** The mark before each quoted line of the program's (or the debugger's) text: no server line starts so. */
+export const QUOTE = '| ';
+
+/** Untrusted lines quoted: escaped, each behind `| `. */
+export function quotedLines(text: string): string[] {
+  return printableLines(text).map((l) => `${QUOTE}${l}`);
 }
 
 function shortLib(path: string | undefined): string | undefined {
@@ -24,7 +41,7 @@ function shortLib(path: string | undefined): string | undefined {
 
 export function renderArgs(args: readonly Variable[] | undefined): string {
   if (!args) return '';
-  return `(${args.map((a) => `${a.name}=${printable(a.value ?? '…')}`).join(', ')})`;
+  return printable(`(${args.map((a) => `${a.name}=${a.value ?? '…'}`).join(', ')})`);
 }
 
 export function renderFrame(f: Frame): string {
@@ -33,21 +50,21 @@ export function renderFrame(f: Frame): string {
   if (f.file !== undefined && f.line !== undefined) where = ` at ${f.file}:${f.line}`;
   else if (f.library) where = ` in ${shortLib(f.library)}`;
   else if (f.address) where = ` at ${f.address}`;
-  return `#${f.level} ${fn}${where}`;
+  return printable(`#${f.level} ${fn}${where}`);
 }
 
 export function renderStackEntry(e: StackEntry): string {
   if ('folded' in e) {
     const fns =
       e.functions.length > 3 ? `${e.functions[0]} … ${e.functions[e.functions.length - 1]}` : e.functions.join(', ');
-    return `#${e.fromLevel}-#${e.toLevel} ${e.folded} frames${e.library ? ` in ${e.library}` : ''}: ${fns}`;
+    return printable(`#${e.fromLevel}-#${e.toLevel} ${e.folded} frames${e.library ? ` in ${e.library}` : ''}: ${fns}`);
   }
   return renderFrame(e);
 }
 
 export function renderVariables(vars: readonly Variable[]): string {
   if (vars.length === 0) return '(none)';
-  return vars.map((v) => `${v.type ? `${v.type} ` : ''}${v.name} = ${printable(v.value ?? '…')}`).join(', ');
+  return printable(vars.map((v) => `${v.type ? `${v.type} ` : ''}${v.name} = ${v.value ?? '…'}`).join(', '));
 }
 
 export function renderSource(w: SourceWindow): string[] {
@@ -57,38 +74,48 @@ export function renderSource(w: SourceWindow): string[] {
 
 function renderInstruction(i: Instruction): string {
   const at = i.function ? `<${i.function}+${i.offset ?? 0}>` : '';
-  return `${i.address} ${at}: ${i.instruction}`;
+  return printable(`${i.address} ${at}: ${i.instruction}`);
 }
 
 export function renderExit(e: ExitEvent): string {
   if (e.killed) return 'the program was killed';
-  if (e.signal) return `the program was killed by ${e.signal.name} (${e.signal.meaning})`;
+  if (e.signal) return printable(`the program was killed by ${e.signal.name} (${e.signal.meaning})`);
   return `the program exited with code ${e.code ?? 0}`;
 }
 
 export function renderOutcome(o: RunOutcome): string {
   switch (o.kind) {
     case 'stopped':
-      return `stop ${o.stopId}: ${summarizeStop(o.stop)}${o.stop.recordNote ? `\nrecord: ${o.stop.recordNote}` : ''}`;
+      return `stop ${o.stopId}: ${printable(summarizeStop(o.stop))}${unknownReason(o.stop)}${o.stop.recordNote ? `\nrecord: ${printable(o.stop.recordNote)}` : ''}`;
     case 'exited':
       return renderExit(o.exit);
     case 'running':
       return 'still running at the deadline (dbg_run action=interrupt stops it)';
     case 'dead':
-      return `the debugger died: ${o.reason}`;
+      return `the debugger died: ${printable(o.reason)}`;
   }
+}
+
+/** A stop for a reason we do not know by name: the debugger's own words for it. */
+function unknownReason(stop: StopEvent): string {
+  return stop.reason === 'unknown' && stop.rawReason ? ` (${printable(stop.rawReason)})` : '';
 }
 
 function renderThread(t: ThreadEntry): string[] {
   const head = `thread ${t.id}${t.pid !== undefined ? ` of pid ${t.pid}` : ''}${t.name ? ` "${t.name}"` : ''}${t.targetId ? ` (${t.targetId})` : ''} ${t.state}${t.waiting ? `, waiting: ${t.waiting}` : ''}`;
-  const lines = [head];
+  const lines = [printable(head)];
   if (t.stack) lines.push(...t.stack.map((e) => `  ${renderStackEntry(e)}`));
   else if (t.frame) lines.push(`  ${renderFrame(t.frame)}`);
   if (t.locals) lines.push(`  locals #${t.locals.level}: ${renderVariables(t.locals.variables)}`);
   return lines;
 }
 
+/** A view's lines; every piece of program or debug-info data in them escaped (printable). */
 export function renderView(v: ViewData): string[] {
+  return viewLines(v).map(printable);
+}
+
+function viewLines(v: ViewData): string[] {
   switch (v.view) {
     case 'stop': {
       const lines = [summarizeStop(v.stop)];
@@ -110,8 +137,7 @@ export function renderView(v: ViewData): string[] {
       if (v.source) lines.push(...renderSource(v.source));
       if (v.instruction) lines.push(`pc: ${renderInstruction(v.instruction)}`);
       if (v.outputTail) {
-        const tail = printable(v.outputTail.trimEnd()).split('\n').slice(-4);
-        lines.push('program output (last lines):', ...tail.map((l) => `| ${l}`));
+        lines.push('program output (last lines):', ...quotedLines(v.outputTail.trimEnd()).slice(-4));
       }
       return lines;
     }
@@ -161,7 +187,9 @@ export function renderBreakpoint(b: Breakpoint): string {
     b.ignoreCount ? `ignore next ${b.ignoreCount}` : '',
     b.locations.length > 1 ? `${b.locations.length} locations` : '',
   ].filter(Boolean);
-  return `${b.number} ${b.type} ${where}${flags.length ? ` [${flags.join(', ')}]` : ''}${extra.length ? ` ${extra.join(', ')}` : ''} hits=${b.hits}`;
+  return printable(
+    `${b.number} ${b.type} ${where}${flags.length ? ` [${flags.join(', ')}]` : ''}${extra.length ? ` ${extra.join(', ')}` : ''} hits=${b.hits}`,
+  );
 }
 
 export { describeFrame };

@@ -6,6 +6,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import type { Session } from '../session/session.js';
 import type { DebuggerError } from '../util/errors.js';
 import { EVIDENCE_VERSION } from './answers/shapes.js';
+import { printable } from './render.js';
 import { sessionWire } from './wire.js';
 
 export interface Answer<T extends object = Record<string, unknown>> {
@@ -38,9 +39,8 @@ export function success(answer: Answer<object>, budget: number): CallToolResult 
   if (answer.session) structured['session'] = sessionWire(answer.session);
   if (answer.warnings && answer.warnings.length > 0) structured['warnings'] = answer.warnings;
   structured['evidence_version'] = EVIDENCE_VERSION;
-  const lines = [stateLine(answer.session), answer.text, ...(answer.warnings ?? []).map((w) => `warning: ${w}`)].filter(
-    (l) => l !== '',
-  );
+  const warnings = (answer.warnings ?? []).map((w) => `warning: ${printable(w)}`);
+  const lines = [stateLine(answer.session), answer.text, ...warnings].filter((l) => l !== '');
   return {
     content: [{ type: 'text', text: fitText(lines.join('\n'), budget) }],
     structuredContent: structured,
@@ -55,7 +55,7 @@ export function failure(error: DebuggerError, session?: Session): CallToolResult
   structured['evidence_version'] = EVIDENCE_VERSION;
   const head = stateLine(session);
   return {
-    content: [{ type: 'text', text: `${head ? `${head}\n` : ''}error (${error.code}): ${error.message}` }],
+    content: [{ type: 'text', text: `${head ? `${head}\n` : ''}error (${error.code}): ${printable(error.message)}` }],
     structuredContent: structured,
     isError: true,
   };

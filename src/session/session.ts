@@ -390,14 +390,24 @@ export class Session {
   /**
    * Sets a breakpoint and keeps the session's table (for "never hit" at exit) in step. With
    * `withTable`, the debugger's whole table comes back too, and the breakpoint in its settled form
-   * (a multi-location breakpoint, a watchpoint's final type).
+   * (a multi-location breakpoint, a watchpoint's final type). With `limit`, a session that holds
+   * that many already is refused (limit_exceeded).
    */
   setBreakpoint(
     spec: BreakpointSpec,
     call: SessionCall,
-    options: { withTable?: boolean } = {},
+    options: { withTable?: boolean; limit?: number } = {},
   ): Promise<SetBreakpointResult> {
     return this.change(call, async (backend, signal) => {
+      // Checked in the mailbox, so calls in parallel cannot pass the limit together.
+      const held = this.snap.breakpoints.size;
+      if (options.limit !== undefined && held >= options.limit) {
+        throw new DebuggerError(
+          'limit_exceeded',
+          `${held} breakpoints are set, the most a session may hold (--max-breakpoints): delete some first`,
+          { limit: options.limit },
+        );
+      }
       const set = await backend.insertBreakpoint(spec, signal);
       let breakpoint = set.breakpoint;
       let table: Breakpoint[] | undefined;
@@ -516,9 +526,10 @@ export class Session {
     return this.backend.writeStdin(data, deadline, signal);
   }
 
-  sendEof(): Promise<void> {
+  /** End of input after what was written before, answered as writeStdin is. */
+  sendEof(deadline: number, signal?: AbortSignal): Promise<StdinReport> {
     if (this.closing) return Promise.reject(this.closedError());
-    return this.backend.sendEof();
+    return this.backend.sendEof(deadline, signal);
   }
 
   // ---- the end --------------------------------------------------------------------------------

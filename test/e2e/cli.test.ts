@@ -46,7 +46,9 @@ describe('dbg-mcp command line', () => {
     expect((await cli([], { DBG_MCP_MAX_SESSIONS: 'many' })).stderr).toMatch(
       /DBG_MCP_MAX_SESSIONS: "many" is not a whole number/,
     );
-    expect((await cli([], { DBG_MCP_RAW: 'maybe' })).stderr).toMatch(/DBG_MCP_RAW: "maybe" is not on or off/);
+    expect((await cli([], { DBG_MCP_RAW: 'maybe' })).stderr).toMatch(/DBG_MCP_RAW: "maybe" is not off, read or full/);
+    // `on` meant every command before --raw read existed: the operator chooses, nothing is guessed.
+    expect((await cli(['--raw', 'on'])).stderr).toMatch(/--raw: "on" is not off, read or full \(on is gone/);
     expect((await cli(['--log-level', 'loud'])).stderr).toMatch(/--log-level/);
     expect((await cli(['--frobnicate'])).stderr).toMatch(/unknown argument "--frobnicate"/);
     expect((await cli(['--root', '/no/such/dir'])).stderr).toMatch(/workspace root \/no\/such\/dir is not a directory/);

@@ -5,8 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
 
+/** Moving, recording, python and the session-protecting refusals are --raw full's (read refuses them all). */
 async function atMain(name: string) {
-  const h = await startServer();
+  const h = await startServer(['--raw', 'full']);
   const r = await h.call('dbg_start', { program: fixture(name), stop: 'main' });
   expect(r.data.outcome?.kind).toBe('stopped');
   return { h, id: r.data.session_id as string };

@@ -19,7 +19,7 @@ describe('error codes', () => {
   });
 
   it('timeout: a debugger command that outlives its deadline, and the session still answers', async () => {
-    const h = await startServer();
+    const h = await startServer(['--raw', 'full']);
     const s = await h.call('dbg_start', { program: fixture('hello'), stop: 'main' });
     const id = s.data.session_id;
     const slow = await h.call('dbg_command', {

@@ -54,7 +54,7 @@ describe('secrets and the environment', () => {
     }
     expect(program.get('FROM_AGENT')).toBe('yes');
     // Nothing else: the allowlist, what the agent added, and what GDB itself sets for a program
-    // (the terminal size it was told); SHELL is GDB's own (see gdbArguments.ts) and is unset.
+    // (the terminal size it was told); SHELL is GDB's own (the launcher, gdbLaunch.ts) and is unset.
     const allowed = /^(PATH|HOME|USER|LOGNAME|LANG|LC_\w+|TERM|TZ|TMPDIR|FROM_AGENT|LINES|COLUMNS)$/;
     expect([...program.keys()].filter((k) => !allowed.test(k))).toEqual([]);
     expect([...gdb.keys()].filter((k) => !allowed.test(k) && k !== 'SHELL')).toEqual([]);

@@ -108,7 +108,7 @@ export function withoutVersion(structured: unknown): any {
   return data;
 }
 
-const tools = new Map(allTools({ ...defaultConfig(), raw: true }).map((t) => [t.name, t]));
+const tools = new Map(allTools({ ...defaultConfig(), raw: 'read' }).map((t) => [t.name, t]));
 const answerExtras = {
   session: sessionShape.optional(),
   warnings: z.array(z.string()).optional(),

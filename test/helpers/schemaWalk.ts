@@ -118,7 +118,7 @@ function walk(tool: string, schema: z.ZodType, path: string, out: Field[]): void
 
 /** Every tool, dbg_command included (raw commands on). */
 export function everyTool(): ToolDefinition<any>[] {
-  return allTools({ ...defaultConfig(), raw: true });
+  return allTools({ ...defaultConfig(), raw: 'read' });
 }
 
 export function everyField(): Field[] {

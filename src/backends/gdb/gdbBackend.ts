@@ -20,7 +20,7 @@ import type {
 import { guardSession, releaseSession } from '../../process/orphanGuard.js';
 import { OutputRing } from '../../process/outputRing.js';
 import { identify, killSessionsAndWait } from '../../process/processTree.js';
-import type { ProgramTerminal } from '../../process/programTerminal.js';
+import type { ProgramTerminal, StdinWaitOptions } from '../../process/programTerminal.js';
 import { groupAlive, signalGroup, spawnInGroup, stopGroup } from '../../process/spawnGroup.js';
 import { consoleCommand, gdbExit, gdbSet, gdbVersion } from '../../protocols/mi/commands/gdb.js';
 import type { MiFrameOptions, MiSender } from '../../protocols/mi/commands/miSender.js';
@@ -56,11 +56,12 @@ import { runCommand } from './gdbCommand.js';
 import { type GdbBackendOptions, type GdbContext, type GdbState, initialState } from './gdbContext.js';
 import { handleRecord } from './gdbEvents.js';
 import * as inspection from './gdbInspection.js';
-import { openTerminal } from './gdbLaunch.js';
+import { gdbShell, openTerminal } from './gdbLaunch.js';
 import * as memory from './gdbMemory.js';
 import { narrowLibraries } from './gdbNarrow.js';
 import { openTarget } from './gdbOpen.js';
 import * as run from './gdbRunControl.js';
+import { SilentStopWatch } from './gdbSilentStop.js';
 import { noteSources, sourceLines } from './gdbSource.js';
 import { forgetLaunched, saveCore } from './gdbTargets.js';
 
@@ -107,6 +108,10 @@ export class GdbBackend implements DebuggerBackend {
   private terminal: ProgramTerminal | undefined;
   /** The channel the job modules work through. */
   readonly context: GdbContext;
+  /** Whether the program runs, as the events so far say (raw commands need it: gdbCommand.ts). */
+  private running = false;
+  /** Stops GDB makes without a *stopped record (gdbSilentStop.ts). */
+  private readonly silentStops: SilentStopWatch;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -130,6 +135,10 @@ export class GdbBackend implements DebuggerBackend {
       },
       noteSources: (frames) => noteSources(self.state, frames),
     };
+    this.silentStops = new SilentStopWatch(this.context);
+    this.listeners.add((e) => {
+      if (e.type === 'running' || e.type === 'stopped' || e.type === 'exited') this.running = e.type === 'running';
+    });
   }
 
   get output(): OutputRing | undefined {
@@ -167,8 +176,9 @@ export class GdbBackend implements DebuggerBackend {
     create: GdbCreateOptions,
   ): Promise<GdbBackend> {
     const gdbPath = options.gdbPath ?? 'gdb';
-    // SHELL is what GDB runs when an argument needs a shell (see gdbArguments.ts).
-    const env = { ...options.env, SHELL: '/bin/sh' };
+    // GDB's shell is our launcher (gdbLaunch.ts): it carries arguments GDB cannot split without a
+    // shell and runs nothing else. Unset, GDB would fall back to /bin/sh: so never unset.
+    const env = { ...options.env, SHELL: await gdbShell() };
     let child: ChildProcessWithoutNullStreams;
     try {
       child = spawnInGroup(gdbPath, [`--interpreter=${protocol}`, '-nx', '-q'], { env, cwd: options.cwd });
@@ -182,7 +192,9 @@ export class GdbBackend implements DebuggerBackend {
         defaultTimeoutMs: options.commandTimeoutMs ?? 30_000,
         transcript: options.transcript,
         onRecord: (record, captured) => {
-          if (backend) handleRecord(backend.context, record, captured);
+          if (!backend) return;
+          handleRecord(backend.context, record, captured);
+          backend.silentStops.see(record, captured);
         },
         onUnmatched: (record) => log('debug', 'late or unmatched MI result dropped', { record }),
       },
@@ -387,30 +399,17 @@ export class GdbBackend implements DebuggerBackend {
     return run.stopRecording(this.context, signal);
   }
 
+  /** Never blocks (stdinQueue.ts): answers by the deadline with what the terminal took and what waits. */
   async writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport> {
     if (!this.terminal) throw new DebuggerError('wrong_state', 'this target has no program terminal');
-    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    let done = false;
-    const sent = this.terminal.write(data).then(() => {
-      done = true;
-    });
-    sent.catch(() => {});
-    await Promise.race([
-      sent,
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, Math.max(0, deadline - Date.now()));
-        signal?.addEventListener('abort', () => {
-          clearTimeout(timer);
-          resolve();
-        });
-      }),
-    ]);
-    return done ? { taken: bytes, waiting: 0 } : { taken: 0, waiting: bytes };
+    const r = await this.terminal.writeStdin(data, waitUntil(deadline, signal));
+    return { taken: r.taken, waiting: r.waiting };
   }
 
-  sendEof(): Promise<void> {
-    if (!this.terminal) return Promise.reject(new DebuggerError('wrong_state', 'this target has no program terminal'));
-    return this.terminal.sendEof();
+  async sendEof(deadline: number, signal?: AbortSignal): Promise<StdinReport> {
+    if (!this.terminal) throw new DebuggerError('wrong_state', 'this target has no program terminal');
+    const r = await this.terminal.sendEofReport(waitUntil(deadline, signal));
+    return { taken: r.taken, waiting: r.waiting };
   }
 
   // ---- breakpoints ------------------------------------------------------------------------
@@ -501,7 +500,7 @@ export class GdbBackend implements DebuggerBackend {
   }
 
   command(text: string, options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
-    return runCommand(this.context, text, options, signal);
+    return runCommand(this.context, text, options, signal, this.running);
   }
 
   saveCore(path: string, signal?: AbortSignal): Promise<number> {
@@ -554,4 +553,8 @@ export class GdbBackend implements DebuggerBackend {
   signalDebugger(signal: NodeJS.Signals): boolean {
     return this.child.pid !== undefined && signalGroup(this.child.pid, signal);
   }
+}
+
+function waitUntil(deadline: number, signal?: AbortSignal): StdinWaitOptions {
+  return { timeoutMs: Math.max(0, deadline - Date.now()), ...(signal ? { signal } : {}) };
 }

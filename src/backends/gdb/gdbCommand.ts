@@ -1,12 +1,21 @@
-// Raw GDB CLI commands (dbg_command) and the rules they run under. Under every policy, commands
-// that would break the session itself are refused: end or detach the debugger behind the
-// session's back, speak on the debugger's own input and output (which carry the MI protocol),
-// read further lines from that input, or change the settings the backend depends on. Resuming
-// commands run in the background so an interrupt can still reach GDB.
+// Raw GDB CLI commands (dbg_command) and the policy they run under.
+//
+// `read` (the default): only the read-only inspection commands of gdbRawPolicy.ts, parsed as GDB
+// looks commands up; and around each one GDB itself refuses memory writes and calls into the
+// program and prints no source text (observer settings, restored afterwards).
+//
+// `full`: every command with the server's authority, but for those that would break the session
+// itself: end or detach the debugger behind the session's back, speak on the debugger's own input
+// and output (which carry the MI protocol), read further lines from that input, or change the
+// settings the backend depends on. That list protects the session, not the machine: no other
+// policy binds a `full` session. Resuming commands run in the background so an interrupt can
+// still reach GDB.
 
+import { gdbSet } from '../../protocols/mi/commands/gdb.js';
 import { DebuggerError } from '../../util/errors.js';
 import type { CommandOptions, CommandOutput } from '../debuggerBackend.js';
 import type { GdbContext } from './gdbContext.js';
+import { classifyGdbCommand } from './gdbRawPolicy.js';
 
 interface Rule {
   /** The command's full name. */
@@ -133,16 +142,57 @@ export async function runCommand(
   text: string,
   options: CommandOptions,
   signal?: AbortSignal,
+  running = false,
 ): Promise<CommandOutput> {
+  if (options.policy === 'read') {
+    const verdict = classifyGdbCommand(text, options.dialect === 'rr' ? 'rr' : 'gdb');
+    if (!verdict.allowed) throw refused(verdict.reason);
+    // No allowed command resumes the program: nothing to send to the background. While it runs,
+    // GDB (all-stop) reads nothing of it, and turning may-write-memory off would fail the
+    // breakpoints it re-inserts at each internal stop (software watchpoints step all the time).
+    if (running) return capture(g, text, options, signal);
+    return observed(g, signal, () => capture(g, text, options, signal));
+  }
   const why = refusal(text);
-  if (why)
-    throw new DebuggerError('invalid_argument', `refused: ${why}`, { fields: ['command'] }, { reason: 'policy' });
-  const limit = 256 * 1024;
+  if (why) throw refused(`${why}`);
+  return capture(g, backgrounded(text), options, signal);
+}
+
+function refused(why: string): DebuggerError {
+  return new DebuggerError('invalid_argument', `refused: ${why}`, { fields: ['command'] }, { reason: 'policy' });
+}
+
+const CAPTURE_LIMIT = 256 * 1024;
+
+async function capture(g: GdbContext, text: string, options: CommandOptions, signal?: AbortSignal) {
   const r = await g.cli(
-    backgrounded(text),
-    { signal, timeoutMs: options.timeoutMs, captureConsole: true, captureLimit: limit },
+    text,
+    { signal, timeoutMs: options.timeoutMs, captureConsole: true, captureLimit: CAPTURE_LIMIT },
     { threadId: options.threadId, frame: options.frame },
   );
   const output = r.console + (r.log && !r.log.startsWith(text) ? r.log : '');
-  return { output, truncated: r.console.length >= limit, resumed: r.class === 'running' };
+  return { output, truncated: r.console.length >= CAPTURE_LIMIT, resumed: r.class === 'running' };
+}
+
+/**
+ * Runs `task` with GDB refusing memory writes and calls into the program and printing no source
+ * text (a crafted program's debug info may name any file), then restores the three settings,
+ * whatever happens. Measured on GDB 13.1: these can change while the program lives (unlike
+ * may-write-registers, so the policy refuses writing operators itself), and may-write-memory must
+ * be on again before the program runs, or GDB cannot insert breakpoints.
+ */
+async function observed<T>(g: GdbContext, signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
+  const set = (setting: string) => gdbSet(g.mi, setting, { signal });
+  await Promise.all([set('may-write-memory off'), set('may-call-functions off'), set('source open off')]);
+  try {
+    return await task();
+  } finally {
+    const calls = g.options.allowInferiorCalls ? 'on' : 'off';
+    // Not bound to the caller's signal: a cancelled call must still leave GDB as it was.
+    await Promise.all(
+      ['may-write-memory on', `may-call-functions ${calls}`, 'source open on'].map((setting) =>
+        gdbSet(g.mi, setting).catch(() => {}),
+      ),
+    );
+  }
 }

@@ -6,6 +6,7 @@ import { childEnvironment } from '../../process/childEnvironment.js';
 import { findOnPath } from '../../util/which.js';
 import type { DoctorCheck, DoctorOptions } from '../debuggerBackend.js';
 import { GdbBackend } from './gdbBackend.js';
+import { launcherDoctorCheck } from './gdbLaunch.js';
 import { gdbTargetChecks } from './gdbTargetDoctor.js';
 
 function readProc(path: string): string | undefined {
@@ -54,6 +55,7 @@ async function gdbChecks(options: DoctorOptions & { gdbPath: string }): Promise<
       detail: backend.info.protocol === 'mi4' ? 'mi4' : `${backend.info.protocol} (mi4 refused; older gdb)`,
     });
     checks.push({ name: 'pty', ok: true, detail: 'programs get a terminal of their own' });
+    checks.push(await launcherDoctorCheck());
     checks.push(await inferiorCallCheck(backend));
     checks.push(await recordCheck(gdb, options));
   } catch (e) {

@@ -32,6 +32,7 @@ import {
   narrowValue,
   narrowVarName,
 } from './gdbNarrow.js';
+import { expressionEffect } from './gdbRawPolicy.js';
 
 export async function stack(
   g: GdbContext,
@@ -107,6 +108,17 @@ export async function evaluate(
   selector: FrameSelector & { format?: ValueFormat },
   signal?: AbortSignal,
 ): Promise<string> {
+  // The interface promises no side effects: GDB would assign or increment here (may-write-memory
+  // cannot be relied on alone: registers stay writable once the program runs).
+  const effect = expressionEffect(expression);
+  if (effect !== undefined) {
+    throw new DebuggerError(
+      'invalid_argument',
+      `${effect}: evaluating only reads; to change a value use assign`,
+      { fields: ['expressions'] },
+      { reason: 'side-effect' },
+    );
+  }
   const at = g.frame(selector);
   const format = selector.format ?? 'natural';
   try {

@@ -1,6 +1,14 @@
 // Loading a program to launch: its symbols, argv (literal), working directory and environment,
 // and the terminal it will run on.
+//
+// No shell ever starts a program. With `startup-with-shell off`, GDB 13 splits the argument text
+// on white space only, so an empty argument or one holding white space cannot be passed; with it
+// on, GDB runs `$SHELL -c "exec PROGRAM ARGS"` and quotes neither `|` nor a backtick in PROGRAM
+// (issue 11: a program named `<root>/q|sh` with such an argument ran a command). So GDB's SHELL is
+// our launcher (process/launcher.ts), which takes the argv as hex tokens and execs the program;
+// without it such arguments are refused, never passed to a shell.
 
+import { ensureLauncher, type LauncherStatus, launchPlan } from '../../process/launcher.js';
 import { ProgramTerminal } from '../../process/programTerminal.js';
 import { execArguments } from '../../protocols/mi/commands/exec.js';
 import { gdbSet } from '../../protocols/mi/commands/gdb.js';
@@ -8,8 +16,7 @@ import { fileExecAndSymbols, inferiorTtySet } from '../../protocols/mi/commands/
 import { assertSingleLine } from '../../protocols/mi/miCommand.js';
 import { elfHasDebugInfo, readElf } from '../../util/elf.js';
 import { DebuggerError } from '../../util/errors.js';
-import type { LaunchSpec } from '../debuggerBackend.js';
-import { planArguments } from './gdbArguments.js';
+import type { DoctorCheck, LaunchSpec } from '../debuggerBackend.js';
 import type { GdbContext } from './gdbContext.js';
 
 export interface LoadReport {
@@ -17,8 +24,16 @@ export interface LoadReport {
   hasDebugInfo: boolean;
 }
 
-/** Loads the program's symbols (and, for a launch, what it runs with). */
-export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: AbortSignal): Promise<LoadReport> {
+/**
+ * Loads the program's symbols (and, for a launch, what it runs with). `throughStub`: it will run
+ * under gdbserver --multi, which gets the argv in a packet, not through our launcher.
+ */
+export async function loadProgram(
+  g: GdbContext,
+  spec: LaunchSpec,
+  signal?: AbortSignal,
+  options: { throughStub?: boolean } = {},
+): Promise<LoadReport> {
   const warnings: string[] = [];
   const loaded = await fileExecAndSymbols(g.mi, spec.program, { signal, captureConsole: true });
   // MI mode prints nothing about missing symbols; the ELF sections tell.
@@ -28,7 +43,7 @@ export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: Abor
   if (!hasDebugInfo) {
     warnings.push(`${spec.program} has no debug info: no source lines, locals or argument names (rebuild with -g)`);
   }
-  await setArguments(g, spec.args, signal);
+  await setArguments(g, spec.program, spec.args, options.throughStub === true, signal);
   if (spec.cwd !== undefined) {
     assertSingleLine(spec.cwd, 'cwd');
     await gdbSet(g.mi, `cwd ${spec.cwd}`, { signal });
@@ -45,13 +60,64 @@ export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: Abor
   return { warnings, hasDebugInfo };
 }
 
-async function setArguments(g: GdbContext, args: readonly string[], signal?: AbortSignal): Promise<void> {
+async function setArguments(
+  g: GdbContext,
+  program: string,
+  args: readonly string[],
+  throughStub: boolean,
+  signal?: AbortSignal,
+): Promise<void> {
   args.forEach((a, i) => {
     assertSingleLine(a, `args[${i}]`);
   });
-  const plan = planArguments(args);
-  await gdbSet(g.mi, `startup-with-shell ${plan.shell ? 'on' : 'off'}`, { signal });
-  await execArguments(g.mi, plan.text, { signal });
+  if (throughStub) {
+    // gdbserver --multi gets the argv in its vRun packet and starts the program with no shell of
+    // ours. Measured with gdbserver 13.1: it refuses an argument with white space ("can't handle
+    // command-line argument containing whitespace"), drops an empty one, and hands the program its
+    // own backslash before a quote or a backslash (`it's` arrives as `it\'s`). Those are refused
+    // here rather than passed changed; the others arrive as given ($, `, |, ; included).
+    const bad = args.findIndex((a) => a === '' || /[\s'"\\]/.test(a));
+    if (bad >= 0) {
+      throw new DebuggerError(
+        'invalid_argument',
+        `args[${bad}]: through gdbserver an argument cannot be empty or hold white space, a quote or a backslash (gdbserver refuses or changes it); run the program here, or under gdbserver started with its arguments`,
+        { fields: ['args'] },
+      );
+    }
+    await gdbSet(g.mi, 'startup-with-shell off', { signal });
+    await execArguments(g.mi, args.join(' '), { signal });
+    return;
+  }
+  // Plain arguments: no shell. Others: hex tokens for the launcher, which GDB runs as its shell
+  // and follows into the program (same pid; breakpoints go in only after that exec).
+  const plan = launchPlan(program, args, await ensureLauncher());
+  await gdbSet(g.mi, `startup-with-shell ${plan.startupWithShell ? 'on' : 'off'}`, { signal });
+  await execArguments(g.mi, plan.argsText, { signal });
+}
+
+/** A path that runs no shell: never left unset, or GDB would run /bin/sh. */
+const NO_SHELL = '/nonexistent/dbg-mcp-no-shell';
+
+/** What GDB is to run as its SHELL: the launcher, or a path that runs nothing. */
+export async function gdbShell(): Promise<string> {
+  const launcher = await ensureLauncher();
+  return launcher.available ? launcher.path : NO_SHELL;
+}
+
+/** The doctor's line for the launcher: where it is, or why arguments with spaces are refused. */
+export async function launcherDoctorCheck(): Promise<DoctorCheck> {
+  return launcherLine(await ensureLauncher());
+}
+
+function launcherLine(status: LauncherStatus): DoctorCheck {
+  return status.available
+    ? { name: 'launcher', ok: true, detail: `program arguments pass literally, with no shell (${status.path})` }
+    : {
+        name: 'launcher',
+        ok: false,
+        detail: `no launcher (${status.reason}): program arguments that are empty or hold white space are refused`,
+        fix: 'install a C compiler (apt-get install gcc), then restart the server',
+      };
 }
 
 /** The program's own terminal: every run of it starts there (-inferior-tty-set). */

@@ -27,7 +27,8 @@ export async function openTarget(g: GdbContext, target: TargetSpec, signal?: Abo
   const recorded = target.kind === 'launch' && target.record === true;
   const program =
     target.program && recorded ? { ...target.program, env: recordEnvironment(target.program.env) } : target.program;
-  if (program) warnings.push(...(await loadProgram(g, program, signal)).warnings);
+  const throughStub = target.kind === 'launch' && target.remote !== undefined;
+  if (program) warnings.push(...(await loadProgram(g, program, signal, { throughStub })).warnings);
   if (target.sysroot !== undefined) await setSysroot(g, target.sysroot, signal);
   if (target.forks) await setForkMode(g, target.forks, signal);
   const report = (extra: Partial<OpenReport> = {}): OpenReport => ({

@@ -3,11 +3,18 @@ import { VIEW_NAMES } from '../../session/evidence.js';
 import type { BatchOperation, BatchResult } from '../../session/session.js';
 import { DebuggerError } from '../../util/errors.js';
 import { defineSessionTool } from '../defineTool.js';
-import { renderView } from '../render.js';
+import { printable, renderView } from '../render.js';
 import { describeIssues, frameLevel, sessionId, stackDepth, stopId, threadId } from '../schemas.js';
 import { compact, viewWire, type Wire } from '../wire.js';
 import { disassembleFields, disassemblyAnswer } from './disassemble.js';
-import { expressionList, renderEvaluation, selectorOf, valueFormat } from './evaluate.js';
+import {
+  callWarning,
+  evaluationTimeout,
+  expressionList,
+  renderEvaluation,
+  selectorOf,
+  valueFormat,
+} from './evaluate.js';
 import { memoryAddress, memoryAnswer, memoryLength } from './memory.js';
 
 const thread = threadId.optional();
@@ -92,7 +99,7 @@ function resultAnswer(r: BatchResult, withSource: boolean): { data: Wire; lines:
   if ('error' in r) {
     return {
       data: { op: r.op, error: { code: r.error.code, message: r.error.message } },
-      lines: [`error (${r.error.code}): ${r.error.message}`],
+      lines: [`error (${r.error.code}): ${printable(r.error.message)}`],
     };
   }
   switch (r.op) {
@@ -136,9 +143,14 @@ export const batchTool = defineSessionTool({
         fields: fields.map((f) => `operations.${i}.${f}`),
       });
     });
-    const { stopId, results } = await ctx.session.batch(
-      operations.map(toOperation),
-      ctx.call({ doing: 'run the batch', stopId: args.stop_id }),
+    const { stopId, results } = await ctx.session
+      .batch(operations.map(toOperation), ctx.call({ doing: 'run the batch', stopId: args.stop_id }))
+      .catch((e: unknown) => {
+        throw evaluationTimeout(e, ctx.config.commandTimeoutMs);
+      });
+    const warning = callWarning(
+      operations.flatMap((op) => (op.op === 'evaluate' ? op.expressions : [])),
+      ctx.config.allowInferiorCalls,
     );
     const data: Wire[] = [];
     const lines: string[] = [];
@@ -153,6 +165,7 @@ export const batchTool = defineSessionTool({
       data: { stop_id: stopId, results: data as z.infer<typeof output>['results'] },
       text: [`${results.length} operations at stop ${stopId}`, ...lines].join('\n'),
       session: ctx.session,
+      warnings: warning ? [warning] : [],
     };
   },
 });

@@ -18,6 +18,12 @@ const ACTIONS = ['set', 'delete', 'enable', 'disable', 'condition', 'ignore', 'l
 const KINDS = ['breakpoint', 'watchpoint', 'catchpoint', 'dprintf'] as const;
 /** Breakpoints listed in one answer at most. */
 const TABLE_MAX = 100;
+/**
+ * After a set, the table is shown while it is this small; past it, the new breakpoint and the
+ * count (action=list shows them all). Re-listing the whole table at each set made N sets cost N²
+ * (1,000 took 31 s): a set now costs the same whatever the table holds.
+ */
+const TABLE_AFTER_SET = 16;
 
 const bpNumber = z.string().regex(/^\d{1,9}(\.\d{1,6})?$/, 'a breakpoint number: "2", or "2.1" for one location');
 const count = z.number().int().min(0).max(1e9);
@@ -145,8 +151,10 @@ function changeOf(args: Args): BreakpointChange | undefined {
 const output = z.object({
   breakpoint: breakpointShape.optional().describe('set: the breakpoint as the debugger settled it.'),
   changed: z.array(z.string()).optional().describe('delete, enable, disable, condition, ignore: the numbers changed.'),
-  breakpoints: z.array(breakpointShape).describe('The whole table after the action (at most 100).'),
-  more: z.number().optional().describe('Breakpoints past the first 100; absent when none.'),
+  breakpoints: z
+    .array(breakpointShape)
+    .describe(`The table after the action (at most 100); after set, only while it holds at most ${TABLE_AFTER_SET}.`),
+  more: z.number().optional().describe('Breakpoints in the table not listed here; absent when none.'),
   session: z.looseObject({}),
   warnings: z.array(z.string()).optional(),
 });
@@ -169,9 +177,10 @@ export const breakpointsTool = defineSessionTool({
     let set: Breakpoint | undefined;
     const call = ctx.call({ doing: args.action === 'list' ? 'list breakpoints' : `${args.action} breakpoints` });
     if (args.action === 'set') {
-      const result = await session.setBreakpoint(specOf(args), call, { withTable: true });
+      const result = await session.setBreakpoint(specOf(args), call, { limit: ctx.config.maxBreakpoints });
       set = result.breakpoint;
-      table = result.table ?? [];
+      // The session's table, kept in step by the debugger's notices: no round trip.
+      table = [...session.snapshot.breakpoints.values()];
       warnings.push(...result.warnings);
     } else {
       table = await session.changeBreakpoints(changeOf(args), call);
@@ -183,19 +192,23 @@ export const breakpointsTool = defineSessionTool({
       changed = args.number !== undefined ? [args.number] : (args.numbers ?? []);
       lead = [`${args.action}: ${changed.join(', ')}`];
     }
-    const shown = table.slice(0, TABLE_MAX);
+    const shown = set && table.length > TABLE_AFTER_SET ? [] : table.slice(0, TABLE_MAX);
     const data = compact({
       breakpoint: set ? breakpointWire(set) : undefined,
       changed,
       breakpoints: shown.map(breakpointWire),
       more: table.length > shown.length ? table.length - shown.length : undefined,
     });
-    const lines = [
-      ...lead,
-      table.length === 0 ? 'no breakpoints' : 'breakpoints:',
-      ...shown.map((b) => printable(renderBreakpoint(b))),
-    ];
-    if (table.length > shown.length) lines.push(`… ${table.length - shown.length} more`);
+    const lines = [...lead];
+    if (shown.length === 0 && table.length > 0) {
+      lines.push(`${table.length} breakpoints in all (action=list shows them)`);
+    } else {
+      lines.push(
+        table.length === 0 ? 'no breakpoints' : 'breakpoints:',
+        ...shown.map((b) => printable(renderBreakpoint(b))),
+      );
+      if (table.length > shown.length) lines.push(`… ${table.length - shown.length} more`);
+    }
     return { data, text: lines.join('\n'), session, warnings };
   },
 });

@@ -2,10 +2,11 @@
 // console output. The backend refuses what its policy does not allow (backends/<kind>/).
 
 import * as z from 'zod/v4';
+import type { RawPolicy } from '../../backends/debuggerBackend.js';
 import { cut, LIMITS } from '../../session/limits.js';
 import { outcomeShape, outputChunkShape } from '../answers/shapes.js';
 import { defineSessionTool } from '../defineTool.js';
-import { printable, renderOutcome } from '../render.js';
+import { quotedLines, renderOutcome } from '../render.js';
 import { frameLevel, line, sessionId, threadId } from '../schemas.js';
 import { outcomeWire, outputWire } from '../wire.js';
 import { programOutputLines } from './runAnswer.js';
@@ -28,10 +29,16 @@ const output = z.object({
   session: z.looseObject({}),
 });
 
+/** What the tool says of itself under each policy (short: tools/list is paid for on every turn). */
+const DESCRIPTIONS: Record<RawPolicy, string> = {
+  read: `One read-only debugger command (--raw read): print, x, ptype, bt, frame, up, down, thread N, info, show (rr: when, checkpoint, restart N). Output ≤${LIMITS.commandOutputMax} chars. Others are refused with the reason.`,
+  full: `One raw debugger command with the server's authority (--raw full): no policy binds it (not the roots, remote hosts, attach pids, inferior calls nor the environment filter). Output ≤${LIMITS.commandOutputMax} chars; a resume waits for the stop. Refused: quit, kill, detach, attach, shell, multi-line, server settings.`,
+};
+
 export const commandTool = defineSessionTool({
   name: 'dbg_command',
   title: 'Raw command',
-  description: `Escape hatch: one GDB CLI command, with the server's authority; its output (${LIMITS.commandOutputMax} chars max). Resuming commands wait for the stop. Refused, to protect the session: quit, kill, detach, attach, shell, multi-line, server settings.`,
+  description: DESCRIPTIONS.read,
   input,
   output,
   requires: ['loaded', 'stopped', 'running', 'exited'],
@@ -42,7 +49,7 @@ export const commandTool = defineSessionTool({
     const result = await session.command(
       args.command,
       {
-        policy: ctx.config.rawPolicy,
+        policy: ctx.config.raw === 'full' ? 'full' : 'read',
         timeoutMs: args.timeout_ms ?? ctx.config.commandTimeoutMs,
         ...(args.thread !== undefined ? { threadId: args.thread } : {}),
         ...(args.frame !== undefined ? { frame: args.frame } : {}),
@@ -51,7 +58,8 @@ export const commandTool = defineSessionTool({
     );
     const kept = cut(result.output, LIMITS.commandOutputMax);
     const truncated = kept.truncated || result.truncated;
-    const lines = [kept.text === '' ? '(no output)' : printable(kept.text.trimEnd())];
+    // The debugger's text quotes the program's data (names, strings): every line of it marked.
+    const lines = kept.text === '' ? ['(no output)'] : quotedLines(kept.text.trimEnd());
     if (truncated) lines.push(`[output cut at ${LIMITS.commandOutputMax} characters: narrow the command]`);
     const data: Omit<z.infer<typeof output>, 'session'> = { output: kept.text };
     if (truncated) data.truncated = true;
@@ -67,3 +75,8 @@ export const commandTool = defineSessionTool({
     return { data, text: lines.join('\n'), session };
   },
 });
+
+/** dbg_command as offered under `policy`: the same tool, described as it will behave. */
+export function commandToolFor(policy: RawPolicy): typeof commandTool {
+  return { ...commandTool, description: DESCRIPTIONS[policy] };
+}

@@ -49,7 +49,7 @@ export function disassemblyAnswer(
       const key = `${i.file}:${i.line}`;
       if (key !== lastLine) {
         const text = d.source.find((s) => s.file === i.file && s.line === i.line)?.text;
-        lines.push(`${key}${text !== undefined ? `  ${printable(text.trim())}` : ''}`);
+        lines.push(printable(`${key}${text !== undefined ? `  ${text.trim()}` : ''}`));
         lastLine = key;
       }
     }
@@ -57,7 +57,7 @@ export function disassemblyAnswer(
     const address = m ? BigInt(m[0]) : undefined;
     const mark = address !== undefined && address === d.pc ? '=>' : '  ';
     const at = i.function !== undefined ? ` <${i.function}+${i.offset ?? 0}>` : '';
-    lines.push(`${mark} 0x${(address ?? 0n).toString(16)}${at}: ${printable(i.instruction)}`);
+    lines.push(printable(`${mark} 0x${(address ?? 0n).toString(16)}${at}: ${i.instruction}`));
   }
   if (d.instructions.length === 0) lines.push('no instructions there');
   if (d.more) lines.push(`… more instructions: raise count (max ${LIMITS.disassembleMax}) or give start`);

@@ -57,6 +57,31 @@ export function renderEvaluation(r: EvaluationResult): string {
   return `${name} = ${printable(r.value ?? '')}${flags.length ? ` (${flags.join('; ')})` : ''}`;
 }
 
+/** `name(` outside `$` functions and sizeof-like operators: what may be a call into the program. */
+const CALL = /(?<![\w$])(?!(?:sizeof|alignof|_Alignof|typeof|decltype)\b)[A-Za-z_]\w*\s*\(/;
+
+/**
+ * With --inferior-calls on, a call in an expression runs in the program: the answer says it may
+ * have changed the program. Undefined when no expression looks like a call, or calls are off.
+ */
+export function callWarning(expressions: readonly string[], callsOn: boolean): string | undefined {
+  if (!callsOn || !expressions.some((e) => CALL.test(e))) return undefined;
+  return 'inferior calls are on (--inferior-calls): a function called in an expression runs in the program and may have changed it (memory, files, other threads)';
+}
+
+/**
+ * An evaluation past the command deadline blocked its session that long (GDB evaluates one thing
+ * at a time): the answer says so, and what usually does it. GDB was interrupted (gdbBackend.ts).
+ */
+export function evaluationTimeout(e: unknown, deadlineMs: number): unknown {
+  if (!(e instanceof DebuggerError) || e.code !== 'timeout') return e;
+  return new DebuggerError(
+    'timeout',
+    `the evaluation ran past the ${deadlineMs} ms command deadline and blocked this session meanwhile; the debugger was interrupted. A regular expression with nested repetition ($_regex), a huge array or a call that does not return does this: simplify the expression (${e.message})`,
+    e.details,
+  );
+}
+
 export function selectorOf(args: { thread?: number | undefined; frame?: number | undefined }): FrameSelector {
   return compact({ threadId: args.thread, frame: args.frame });
 }
@@ -78,30 +103,44 @@ export const evaluateTool = defineSessionTool({
     const selector = selectorOf(args);
     const format = args.format ?? 'natural';
     const expressions = args.expressions ?? [];
+    const warning = callWarning(
+      [...expressions, ...(args.assign ? [args.assign.target, args.assign.value] : [])],
+      ctx.config.allowInferiorCalls,
+    );
+    const warnings = warning ? [warning] : [];
     if (!args.assign) {
-      const results = await ctx.session.evaluate(
-        expressions,
-        selector,
-        format,
-        ctx.call({ doing: 'evaluate expressions', stopId: args.stop_id }),
-      );
+      const results = await ctx.session
+        .evaluate(expressions, selector, format, ctx.call({ doing: 'evaluate expressions', stopId: args.stop_id }))
+        .catch((e: unknown) => {
+          throw evaluationTimeout(e, ctx.config.commandTimeoutMs);
+        });
       return {
         data: { results: results.map(compact) },
         text: results.map(renderEvaluation).join('\n'),
         session: ctx.session,
+        warnings,
       };
     }
-    const { assigned, results } = await ctx.session.assign(
-      args.assign,
-      expressions,
-      selector,
-      format,
-      ctx.call({ doing: 'assign and evaluate', stopId: args.stop_id }),
-    );
+    const { assigned, results } = await ctx.session
+      .assign(
+        args.assign,
+        expressions,
+        selector,
+        format,
+        ctx.call({ doing: 'assign and evaluate', stopId: args.stop_id }),
+      )
+      .catch((e: unknown) => {
+        throw evaluationTimeout(e, ctx.config.commandTimeoutMs);
+      });
     const lines = [
       `assigned ${printable(assigned.target)} = ${printable(assigned.new)}${assigned.old === undefined ? '' : ` (was ${printable(assigned.old)})`}`,
       ...results.map(renderEvaluation),
     ];
-    return { data: { assigned, results: results.map(compact) }, text: lines.join('\n'), session: ctx.session };
+    return {
+      data: { assigned, results: results.map(compact) },
+      text: lines.join('\n'),
+      session: ctx.session,
+      warnings,
+    };
   },
 });

@@ -3,12 +3,13 @@
 // into the terminal, which hands the program a line at each newline.
 
 import * as z from 'zod/v4';
+import type { StdinReport } from '../../backends/debuggerBackend.js';
 import { LIMITS } from '../../session/limits.js';
 import type { Session } from '../../session/session.js';
 import { sleep } from '../../util/deadline.js';
 import { DebuggerError } from '../../util/errors.js';
 import { defineSessionTool } from '../defineTool.js';
-import { printable } from '../render.js';
+import { quotedLines } from '../render.js';
 import { sessionId } from '../schemas.js';
 
 const WRITE_MAX = 64 * 1024;
@@ -43,6 +44,11 @@ const output = z.object({
   dropped: z.number().optional().describe('read: bytes the buffer no longer held before cursor.'),
   more: z.boolean().optional().describe('read: more bytes wait after next.'),
   bytes: z.number().optional().describe('write: the bytes written.'),
+  taken: z.number().optional().describe('write, eof: bytes the terminal took (the program can read them).'),
+  waiting: z
+    .number()
+    .optional()
+    .describe('write, eof: bytes queued here, going in as the program reads (dropped at close).'),
   session: z.looseObject({}),
 });
 
@@ -109,10 +115,13 @@ async function read(
   ]
     .filter(Boolean)
     .join('; ');
-  const body = decoded === '' ? '(nothing new)' : printable(decoded.endsWith('\n') ? decoded.slice(0, -1) : decoded);
+  // Every line of it quoted, so none passes for the server's (issue 11: a program printed
+  // `[session … · stopped · stop 9]`); the structured text keeps the bytes as they came.
+  const body =
+    decoded === '' ? ['(nothing new)'] : quotedLines(decoded.endsWith('\n') ? decoded.slice(0, -1) : decoded);
   return {
     data: { text: decoded, cursor: chunk.start, next, dropped: chunk.dropped, more },
-    text: `${head}\n${body}`,
+    text: [head, ...body].join('\n'),
   };
 }
 
@@ -127,11 +136,10 @@ function afterWrite(session: Session): string {
   }
 }
 
-/** Hands EOF to the terminal; a program that does not read can leave it queued. */
-async function typeEof(send: () => Promise<void>): Promise<void> {
-  const sent = send();
-  sent.catch(() => {});
-  await Promise.race([sent, sleep(WRITE_WAIT_MS)]);
+/** What became of the bytes, when the terminal did not take them all. */
+function waitingNote(report: StdinReport): string {
+  if (report.waiting === 0) return '';
+  return `; the terminal took ${report.taken} bytes, ${report.waiting} wait here and go in as the program reads (dropped if the session closes first)`;
 }
 
 export const ioTool = defineSessionTool({
@@ -170,19 +178,22 @@ export const ioTool = defineSessionTool({
       const data = args.data;
       const bytes = Buffer.byteLength(data);
       const report = await session.writeStdin(data, Date.now() + WRITE_WAIT_MS, ctx.signal);
-      const taken = report.waiting === 0;
       const lines = data.split('\n').length - 1;
       const partial = data.endsWith('\n') ? '' : '; the last line has no newline yet, so it is not handed over';
       return {
-        data: { bytes },
-        text: `wrote ${bytes} bytes (${lines} line${lines === 1 ? '' : 's'})${partial}; ${afterWrite(session)}${taken ? '' : '; the terminal has not taken all of it yet (the program is not reading)'}`,
+        data: { bytes, taken: report.taken, waiting: report.waiting },
+        text: `wrote ${bytes} bytes (${lines} line${lines === 1 ? '' : 's'})${partial}; ${afterWrite(session)}${waitingNote(report)}`,
         session,
       };
     }
     if (args.data !== undefined) {
       throw new DebuggerError('invalid_argument', 'eof takes no data: write it first', { fields: ['data'] });
     }
-    await typeEof(() => session.sendEof());
-    return { data: {}, text: `sent end-of-file; ${afterWrite(session)}`, session };
+    const report = await session.sendEof(Date.now() + WRITE_WAIT_MS, ctx.signal);
+    return {
+      data: { taken: report.taken, waiting: report.waiting },
+      text: `sent end-of-file; ${afterWrite(session)}${waitingNote(report)}`,
+      session,
+    };
   },
 });

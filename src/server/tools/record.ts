@@ -5,8 +5,9 @@ import { childEnvironment } from '../../process/childEnvironment.js';
 import { DebuggerError } from '../../util/errors.js';
 import { backendPaths } from '../config.js';
 import { defineTool } from '../defineTool.js';
+import { checkProgramEnvironment } from '../envPolicy.js';
 import { resolveDirectory, resolveProgram } from '../paths.js';
-import { printable } from '../render.js';
+import { printable, quotedLines } from '../render.js';
 import { line, programEnv, timeoutMs } from '../schemas.js';
 import { compact } from '../wire.js';
 
@@ -69,6 +70,8 @@ export const recordTool = defineTool({
     const roots = ctx.config.roots;
     const program = await resolveProgram(args.program, roots);
     const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
+    // As for dbg_start: loader variables name paths under the roots only.
+    if (args.env) await checkProgramEnvironment(args.env, { roots, program, cwd: cwd ?? process.cwd() });
     ctx.progress(0, 'recording with rr');
     const env = { ...childEnvironment(process.env, ctx.config.passthroughEnv), ...(args.env ?? {}) };
     const rec = await rrRecorder.record(paths, {
@@ -92,18 +95,9 @@ export const recordTool = defineTool({
           ? `ended by ${rec.signal}`
           : `exit code ${rec.exitCode ?? '?'}`,
       ...(listed?.processes ?? []).map(
-        (p) => `process ${p.pid}${p.exit !== undefined ? ` exit ${p.exit}` : ''}: ${p.command}`,
+        (p) => `process ${p.pid}${p.exit !== undefined ? ` exit ${p.exit}` : ''}: ${printable(p.command)}`,
       ),
-      ...(rec.output
-        ? [
-            'output (last lines):',
-            ...printable(rec.output)
-              .trimEnd()
-              .split('\n')
-              .slice(-12)
-              .map((l) => `| ${l}`),
-          ]
-        : []),
+      ...(rec.output ? ['output (last lines):', ...quotedLines(rec.output.trimEnd()).slice(-12)] : []),
       `next: dbg_start backend=rr trace=${JSON.stringify(trace)}`,
     ];
     return {

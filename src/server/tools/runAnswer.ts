@@ -6,7 +6,7 @@ import { automaticViews, type ViewRequest } from '../../session/evidence.js';
 import type { RunOutcome, Session } from '../../session/session.js';
 import { outcomeShape, outputChunkShape, viewsShape } from '../answers/shapes.js';
 import type { ToolContext } from '../defineTool.js';
-import { printable, renderExit, renderOutcome, renderView } from '../render.js';
+import { printableLines, quotedLines, renderExit, renderOutcome, renderView } from '../render.js';
 import type { INSPECT_CHOICES } from '../schemas.js';
 import { compact, outcomeWire, outputWire, viewsWire } from '../wire.js';
 
@@ -83,8 +83,7 @@ export function runProgress(ctx: ToolContext): (elapsedMs: number) => void {
 
 /** The program's output as quoted lines under a heading (at most the last 12). */
 export function programOutputLines(text: string, heading: string): string[] {
-  const lines = printable(text).trimEnd().split('\n');
-  return [heading, ...lines.slice(-12).map((l) => `| ${l}`)];
+  return [heading, ...quotedLines(text.trimEnd()).slice(-12)];
 }
 
 export async function runAnswer(
@@ -130,7 +129,7 @@ export async function runAnswer(
   if (printed) {
     const output = outputWire(printed, options.outputCursor);
     data.output = output;
-    const shown = printable(output.text).trimEnd().split('\n');
+    const shown = printableLines(output.text.trimEnd());
     lines.push(
       ...programOutputLines(output.text, `program output${output.skipped ? ` (last ${shown.length} lines)` : ''}:`),
     );

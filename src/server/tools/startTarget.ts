@@ -8,8 +8,10 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import * as z from 'zod/v4';
 import type { BackendKind, TargetSpec } from '../../backends/debuggerBackend.js';
+import { assertStdinLinesFit } from '../../process/programTerminal.js';
 import { DebuggerError } from '../../util/errors.js';
 import type { ToolContext } from '../defineTool.js';
+import { checkProgramEnvironment } from '../envPolicy.js';
 import { resolveDirectory, resolveInRoots, resolveProgram } from '../paths.js';
 import { checkAttachAllowed, checkRemoteAllowed } from '../policy.js';
 import { line } from '../schemas.js';
@@ -129,6 +131,16 @@ function argvText(program: string, args: readonly string[]): string {
   return `${program}${args.length ? ` ${args.map((a) => JSON.stringify(a)).join(' ')}` : ''}`;
 }
 
+/** Loader variables of the program's env (LD_PRELOAD, …) may name paths under the roots only (envPolicy.ts). */
+async function checkProgramEnv(
+  args: StartArgs,
+  program: string,
+  cwd: string | undefined,
+  roots: readonly string[],
+): Promise<void> {
+  if (args.env) await checkProgramEnvironment(args.env, { roots, program, cwd: cwd ?? process.cwd() });
+}
+
 /** Checks and resolves everything dbg_start names; nothing has started when this throws. */
 export async function startTarget(args: StartArgs, ctx: ToolContext): Promise<StartTarget> {
   const roots = ctx.config.roots;
@@ -139,6 +151,9 @@ export async function startTarget(args: StartArgs, ctx: ToolContext): Promise<St
     }
     const program = await resolveProgram(args.program, roots);
     const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
+    await checkProgramEnv(args, program, cwd, roots);
+    // A line the program's terminal would cut is refused now, not dropped without a word later.
+    if (args.stdin !== undefined) assertStdinLinesFit(args.stdin);
     const spec = { program, args: args.args ?? [], ...(cwd ? { cwd } : {}), ...(args.env ? { env: args.env } : {}) };
     return {
       kind,
@@ -157,6 +172,7 @@ export async function startTarget(args: StartArgs, ctx: ToolContext): Promise<St
   const remote = args.remote === undefined ? undefined : checkRemoteAllowed(args.remote, ctx.config).address;
   const program = args.program === undefined ? undefined : await resolveProgram(args.program, roots);
   const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
+  if (program !== undefined) await checkProgramEnv(args, program, cwd, roots);
   const load =
     program === undefined
       ? undefined

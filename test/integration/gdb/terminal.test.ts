@@ -23,7 +23,7 @@ describe('program terminal', () => {
     const s = await startReading('stdin_echo');
     await s.backend.writeStdin('a\n', Date.now() + 5000);
     await waitForOutput(s, 'got:a\n');
-    await s.backend.sendEof();
+    await s.backend.sendEof(Date.now() + 5000);
     await waitForPhase(s, ['exited']);
     expect(s.snapshot.state).toEqual({ phase: 'exited', exit: { code: 0 } });
     const out = await waitForOutput(s, 'eof after 1 lines\n');
@@ -33,7 +33,7 @@ describe('program terminal', () => {
   it('EOF after a partial line hands over the line and then ends input', async () => {
     const s = await startReading('stdin_echo');
     await s.backend.writeStdin('partial', Date.now() + 5000);
-    await s.backend.sendEof();
+    await s.backend.sendEof(Date.now() + 5000);
     await waitForPhase(s, ['exited']);
     expect(await waitForOutput(s, 'eof after 1 lines\n')).toBe('got:partialeof after 1 lines\n');
   });
@@ -55,7 +55,7 @@ describe('program terminal', () => {
     const s = await startReading('stdin_echo');
     await s.backend.writeStdin('x\n', Date.now() + 5000);
     await waitForOutput(s, 'got:x\n');
-    await s.backend.sendEof();
+    await s.backend.sendEof(Date.now() + 5000);
     await waitForPhase(s, ['exited']);
     expect(await waitForOutput(s, 'eof')).toBe('got:x\neof after 1 lines\n');
   });
@@ -111,7 +111,7 @@ describe('program terminal', () => {
     const s = await loaded('stdin_echo');
     expectStopped(await s.run({ action: 'run', startMode: 'main', ...wait }), 'run to main');
     await s.backend.writeStdin('early\n', Date.now() + 5000);
-    await s.backend.sendEof();
+    await s.backend.sendEof(Date.now() + 5000);
     const exit = expectExited(await s.run({ action: 'continue', ...wait }), 'continue to the end');
     expect(exit.code).toBe(0);
     expect(await waitForOutput(s, 'eof')).toBe('got:early\neof after 1 lines\n');

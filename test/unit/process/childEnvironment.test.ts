@@ -12,6 +12,9 @@ const source: NodeJS.ProcessEnv = {
   TMPDIR: '/tmp/x',
   LC_ALL: 'C',
   LC_CTYPE: 'en_US.UTF-8',
+  LC_IDENTIFICATION: 'C',
+  LC_SECRET_TOKEN: 'lc-secret',
+  LC_TERMINAL: 'iTerm2',
   GITHUB_TOKEN: 'ghp_secret',
   AWS_SECRET_ACCESS_KEY: 'aws-secret',
   AWS_ACCESS_KEY_ID: 'AKIA',
@@ -64,9 +67,34 @@ describe('childEnvironment', () => {
     });
   });
 
-  it('passes every LC_* variable', () => {
+  it('passes the real locale categories', () => {
     expect(env['LC_ALL']).toBe('C');
     expect(env['LC_CTYPE']).toBe('en_US.UTF-8');
+    expect(env['LC_IDENTIFICATION']).toBe('C');
+  });
+
+  it('does not pass other variables that merely start with LC_', () => {
+    expect(env).not.toHaveProperty('LC_SECRET_TOKEN');
+    expect(env).not.toHaveProperty('LC_TERMINAL');
+    expect(Object.values(env).join('\n')).not.toContain('lc-secret');
+  });
+
+  it.each([
+    'LC_ALL',
+    'LC_CTYPE',
+    'LC_NUMERIC',
+    'LC_TIME',
+    'LC_COLLATE',
+    'LC_MONETARY',
+    'LC_MESSAGES',
+    'LC_PAPER',
+    'LC_NAME',
+    'LC_ADDRESS',
+    'LC_TELEPHONE',
+    'LC_MEASUREMENT',
+    'LC_IDENTIFICATION',
+  ])('allows the locale category %s', (name) => {
+    expect(isAllowedByDefault(name)).toBe(true);
   });
 
   it('passes names listed in passthrough, and only those', () => {
@@ -90,12 +118,15 @@ describe('childEnvironment', () => {
     expect(childEnvironment({ HOME: '/h' })['PATH']).toBe('/usr/local/bin:/usr/bin:/bin');
   });
 
-  it('does not match names by prefix or case, except LC_', () => {
+  it('does not match names by prefix or case', () => {
     expect(isAllowedByDefault('PATHX')).toBe(false);
     expect(isAllowedByDefault('path')).toBe(false);
     expect(isAllowedByDefault('HOME_DIR')).toBe(false);
     expect(isAllowedByDefault('LC_MESSAGES')).toBe(true);
     expect(isAllowedByDefault('lc_all')).toBe(false);
     expect(isAllowedByDefault('XLC_ALL')).toBe(false);
+    expect(isAllowedByDefault('LC_')).toBe(false);
+    expect(isAllowedByDefault('LC_ALLX')).toBe(false);
+    expect(isAllowedByDefault('LC_ALL ')).toBe(false);
   });
 });

@@ -66,6 +66,11 @@ export function breakList(mi: MiSender, s?: MiSendOptions): Promise<MiCommandRes
   return mi.send('break-list', [], s);
 }
 
+/** `-break-info N`: one breakpoint, in -break-list's table shape. */
+export function breakInfo(mi: MiSender, number: string, s?: MiSendOptions): Promise<MiCommandResult> {
+  return mi.send('break-info', [number], s);
+}
+
 /** `-catch-throw`, `-catch-catch`, `-catch-rethrow` (C++), with a type regexp. */
 export function catchException(
   mi: MiSender,

@@ -1,0 +1,65 @@
+// Stops GDB makes without saying so. A breakpoint whose commands fail stops the program, and GDB
+// reports no `*stopped`, only the error on its log stream. Measured with GDB 13.1 (mi-async on): a
+// dprintf `"seen=%d\n", peek()` with may-call-functions off prints
+//   &"Cannot call functions in the program: may-call-functions is off.\n"
+// and the thread is stopped (-thread-info: state="stopped"), with no *stopped record: the session
+// would say `running` for ever and an interrupt would time out. So an unasked error line while the
+// program runs is checked against GDB's thread states, and when every thread has stopped the stop is
+// reported as GDB would have, with the error as its reason.
+
+import { threadInfo } from '../../protocols/mi/commands/target.js';
+import type { MiRecord, MiTuple } from '../../protocols/mi/miRecords.js';
+import type { GdbContext } from './gdbContext.js';
+import { handleRecord } from './gdbEvents.js';
+import { miList, miString, miTuple } from './gdbNarrow.js';
+
+export class SilentStopWatch {
+  /** Whether the program runs, as GDB's *running and *stopped records say (in their order). */
+  private running = false;
+  /** Counts those records: a check is void when one came while it waited. */
+  private generation = 0;
+  private checking = false;
+
+  constructor(private readonly g: GdbContext) {}
+
+  /** Sees every record in arrival order, after the event handler. */
+  see(record: MiRecord, captured: boolean): void {
+    if (record.kind === 'exec' && (record.class === 'running' || record.class === 'stopped')) {
+      this.running = record.class === 'running';
+      this.generation++;
+      return;
+    }
+    if (record.kind === 'log' && !captured && this.running && !this.checking && !this.g.state.exited) {
+      void this.check(record.text.trim());
+    }
+  }
+
+  private async check(message: string): Promise<void> {
+    this.checking = true;
+    const at = this.generation;
+    try {
+      const r = await threadInfo(this.g.mi, { timeoutMs: 5000 });
+      if (this.generation !== at || !this.running) return;
+      const threads = miList(r.results, 'threads').filter(
+        (t): t is MiTuple => typeof t === 'object' && !Array.isArray(t),
+      );
+      if (threads.length === 0 || threads.some((t) => miString(t, 'state') !== 'stopped')) return;
+      const current = miString(r.results, 'current-thread-id') ?? miString(threads[0], 'id') ?? '1';
+      const frame = miTuple(threads.find((t) => miString(t, 'id') === current) ?? threads[0], 'frame');
+      this.running = false;
+      this.generation++;
+      // The stop as a *stopped record would have carried it; the reason is GDB's own words.
+      const results: MiTuple = {
+        reason: `GDB stopped the program without a stop record, after: ${message}`,
+        'thread-id': current,
+        'stopped-threads': 'all',
+        ...(frame ? { frame } : {}),
+      };
+      handleRecord(this.g, { kind: 'exec', token: undefined, class: 'stopped', results }, false);
+    } catch {
+      // GDB gone or busy: nothing learned; the next such line checks again.
+    } finally {
+      this.checking = false;
+    }
+  }
+}
