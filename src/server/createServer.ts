@@ -4,6 +4,7 @@
 import { realpathSync } from 'node:fs';
 import { type CallToolResult, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
 import type * as z from 'zod/v4';
+import { configureMachineProbe, startMachineProbe } from '../backends/registry.js';
 import { SessionManager } from '../session/sessionManager.js';
 import { DebuggerError, toDebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
@@ -164,6 +165,10 @@ export function createServer(
         'Debug native programs with real debuggers. Start with dbg_start (one call runs the program to its crash, hang or breakpoint and returns the evidence); read dbg://guide for the diagnosis workflows.',
     },
   );
+  // The machine's hardware debugging is probed once per server, after the handshake so that
+  // `initialize` never waits for it; the first watchpoint waits for it if it is still running.
+  configureMachineProbe({ paths: backendPaths(config), passthroughEnv: config.passthroughEnv });
+  server.server.oninitialized = () => startMachineProbe();
   for (const tool of allTools(config)) register(server, tool, sessions, config);
   registerResources(server, sessions, config);
   registerPrompts(server);

@@ -20,6 +20,8 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Instruction } from '../../model/model.js';
+import type { MiTuple } from '../../protocols/mi/miRecords.js';
+import { findOnPath } from '../../util/which.js';
 import {
   isExitStop,
   miTuple,
@@ -28,8 +30,6 @@ import {
   narrowDisassembly,
   narrowStop,
 } from './gdbNarrow.js';
-import type { MiTuple } from '../../protocols/mi/miRecords.js';
-import { findOnPath } from '../../util/which.js';
 import { GdbProbeProcess } from './gdbProbeProcess.js';
 
 export type HardwareVerdict = 'work' | 'dead' | 'unknown';
@@ -39,6 +39,9 @@ export interface HardwareDebugProbe {
   breakpoints: HardwareVerdict;
   /** What was tried and seen, in plain words (for the doctor and the log). */
   detail: string;
+  /** The part of `detail` about watchpoints, and about breakpoints, when the probe got that far. */
+  watchpointDetail?: string;
+  breakpointDetail?: string;
   /** Wall time of the whole probe, gdb's start and exit included. */
   ms: number;
 }
@@ -259,7 +262,13 @@ async function probeWith(
       };
       const breakpoints: HardwareVerdict = breakFired ? 'work' : 'dead';
       const bp = `the ${mechanism} breakpoint at ${hex(plan.returnAddress)} ${breakFired ? 'fired' : 'never fired although that instruction ran'}`;
-      return { watchpoints, breakpoints, detail: `${words[watchpoints]}; ${bp}` };
+      return {
+        watchpoints,
+        breakpoints,
+        detail: `${words[watchpoints]}; ${bp}`,
+        watchpointDetail: words[watchpoints],
+        breakpointDetail: bp,
+      };
     } else {
       throw new Unknown(`an unexpected stop (${hit.signal?.name ?? hit.reason}) at ${hit.frame?.address ?? '?'}`);
     }
