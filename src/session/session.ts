@@ -12,6 +12,7 @@ import type {
   DebuggerBackend,
   FrameSelector,
   OpenReport,
+  RuntimeReport,
   StartMode,
   StdinReport,
   TargetSpec,
@@ -22,6 +23,7 @@ import type { OutputChunk, OutputRing } from '../process/outputRing.js';
 import { abortError } from '../util/deadline.js';
 import { DebuggerError, toDebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
+import { exitReport } from './evidence/exitReport.js';
 import { gatherView, type ViewOutcome, type ViewRequest } from './evidence.js';
 import { Mailbox } from './mailbox.js';
 import { type DisassembleOptions, type DisassemblyResult, disassembleAt } from './operations/disassembly.js';
@@ -483,6 +485,11 @@ export class Session {
     if (!ring || ring.end <= cursor) return undefined;
     const available = ring.end - cursor;
     return ring.read(available > maxBytes ? ring.end - maxBytes : cursor, maxBytes);
+  }
+
+  /** A sanitizer's report among what the program printed since `cursor` (what an exit cannot say). */
+  reportSince(cursor: number): RuntimeReport | undefined {
+    return exitReport(this.backend, cursor);
   }
 
   /** Types into the program's terminal, waiting for it to take the bytes up to `deadline`. */

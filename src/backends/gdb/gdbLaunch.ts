@@ -9,6 +9,7 @@ import { assertSingleLine } from '../../protocols/mi/miCommand.js';
 import { elfHasDebugInfo, readElf } from '../../util/elf.js';
 import { DebuggerError } from '../../util/errors.js';
 import type { LaunchSpec } from '../debuggerBackend.js';
+import { sanitizerEnvironment, sanitizersIn } from '../runtime/sanitizerBuild.js';
 import { planArguments } from './gdbArguments.js';
 import type { GdbContext } from './gdbContext.js';
 
@@ -35,7 +36,12 @@ export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: Abor
   }
   // SHELL was set for GDB's own use; the program should not inherit it.
   await g.cli('unset environment SHELL', { signal });
-  for (const [name, value] of Object.entries(spec.env ?? {})) {
+  // A sanitized program stops alive at its report (abort_on_error), without LeakSanitizer, which
+  // cannot run under ptrace; the user's own options (env, or passed through) are merged, never overridden.
+  const sanitizers = await sanitizersIn(spec.program);
+  const tuned = sanitizers.length > 0 ? sanitizerEnvironment(spec.env, g.options.env, sanitizers) : undefined;
+  if (tuned) warnings.push(...tuned.notes);
+  for (const [name, value] of Object.entries({ ...spec.env, ...tuned?.additions })) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw new DebuggerError('invalid_argument', `environment variable name ${JSON.stringify(name)} is not valid`);
     }
