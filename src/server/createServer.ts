@@ -1,9 +1,10 @@
 // The MCP server factory: registers every tool, resource and prompt on a fresh McpServer. No
 // side effects at import; the caller owns the session manager (one per connection).
 
+import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { type CallToolResult, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server';
-import type * as z from 'zod/v4';
+import * as z from 'zod/v4';
 import { configureMachineProbe, startMachineProbe } from '../backends/registry.js';
 import { SessionManager } from '../session/sessionManager.js';
 import { DebuggerError, toDebuggerError } from '../util/errors.js';
@@ -107,6 +108,26 @@ export function advertisedAnnotations(a: ToolDefinition['annotations']): Record<
   if (a.idempotentHint) out['idempotentHint'] = true;
   out['openWorldHint'] = false;
   return out;
+}
+
+/**
+ * A short hash of every tool's contract (name, description, annotations, input and output JSON
+ * Schemas, every tool included): two builds that answer alike have the same hash, so `--version`
+ * tells a client whether what it learned about the tools still holds.
+ */
+export function toolSchemaHash(config: ServerConfig = defaultConfig()): string {
+  return hashTools(allTools({ ...config, raw: true }));
+}
+
+export function hashTools(tools: readonly ToolDefinition[]): string {
+  const contract = tools.map((t) => ({
+    name: t.name,
+    description: t.description,
+    annotations: t.annotations,
+    input: z.toJSONSchema(t.input, { unrepresentable: 'any' }),
+    output: z.toJSONSchema(t.output, { unrepresentable: 'any' }),
+  }));
+  return createHash('sha256').update(JSON.stringify(contract)).digest('hex').slice(0, 16);
 }
 
 let callCounter = 0;

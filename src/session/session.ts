@@ -148,7 +148,7 @@ export class Session {
     this.snap = transition(this.snap, event);
     if (this.snap === before) return;
     if (this.snap.state.phase === 'dead' && before.state.phase !== 'dead') {
-      log(this.closing ? 'debug' : 'warn', 'session debugger gone', {
+      log(this.closing ? 'debug' : 'error', 'session debugger gone', {
         session: this.id,
         reason: this.snap.state.phase === 'dead' ? this.snap.state.reason : '',
       });
@@ -276,7 +276,13 @@ export class Session {
    * onTimeout=interrupt, the stop the interrupt reached).
    */
   run(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
-    return this.runControl.run(request, signal);
+    return this.runControl.run(request, signal).then((outcome) => {
+      // Closing ends the debugger, which reads as its death to a run still waiting: it was closed.
+      if (outcome.kind === 'dead' && this.closing) {
+        throw new DebuggerError('no_session', `session ${this.id} was closed (dbg_close) while the program ran`);
+      }
+      return outcome;
+    });
   }
 
   /** Stops a running program; never waits behind other calls. */

@@ -28,8 +28,16 @@ const WAITS: [RegExp, string][] = [
   [/pthread_barrier_wait/, 'barrier'],
   [/sem_(timed|clock)?wait/, 'semaphore'],
   [/nanosleep|clock_nanosleep|^sleep$|usleep/, 'sleep'],
-  [/^(__libc_)?(read|recv|recvfrom|recvmsg|accept4?)$|_IO_file_underflow|__GI___libc_read/, 'io (read)'],
-  [/^(__libc_)?(write|send|sendto|sendmsg)$/, 'io (write)'],
+  // Names with and without libc's debug info: `read` / `__GI___libc_read`, and stdio's own layers
+  // (printf → _IO_new_file_xsputn → _IO_new_do_write → new_do_write → _IO_new_file_write → write).
+  [
+    /^(__libc_|__GI___libc_|__GI___)?(read|readv|pread64|recv|recvfrom|recvmsg|accept4?)$|_IO_(new_)?file_underflow/,
+    'io (read)',
+  ],
+  [
+    /^(__libc_|__GI___libc_|__GI___)?(write|writev|pwrite64|send|sendto|sendmsg)$|_IO_(new_)?file_write|^new_do_write$|^_IO_(new_)?do_write$/,
+    'io (write)',
+  ],
   [/poll|epoll_wait|select/, 'io (poll)'],
   [/futex_wait|__futex_abstimed_wait/, 'futex'],
   [/waitpid|wait4/, 'child process'],

@@ -163,7 +163,14 @@ function describe(report: Omit<SanitizerReport, 'hint'>, message: string): strin
   const access = a
     ? ` (${a.op} of ${a.size === undefined ? '' : `${a.size} byte${a.size === 1 ? '' : 's'} `}at ${a.address})`
     : '';
-  const what = report.sanitizer === 'UndefinedBehaviorSanitizer' ? `${report.kind}: ${clip(message)}` : report.kind;
+  // UBSan's message usually starts with its kind in words ("signed integer overflow: …"): once is enough.
+  const saysKind = message.toLowerCase().startsWith(report.kind.replace(/-/g, ' '));
+  const what =
+    report.sanitizer === 'UndefinedBehaviorSanitizer'
+      ? saysKind
+        ? clip(message)
+        : `${report.kind}: ${clip(message)}`
+      : report.kind;
   return `${report.sanitizer} reported ${what}${access}${where(report.firstUserFrame)}`;
 }
 

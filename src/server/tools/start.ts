@@ -4,6 +4,7 @@
 import * as z from 'zod/v4';
 import type { Breakpoint } from '../../model/model.js';
 import type { RunOutcome, Session } from '../../session/session.js';
+import { abortError } from '../../util/deadline.js';
 import { breakpointShape } from '../answers/shapes.js';
 import { defineTool, type ToolContext } from '../defineTool.js';
 import { parseLocation } from '../locations.js';
@@ -109,6 +110,7 @@ export const startTool = defineTool({
       let outcome: RunOutcome | undefined = opened.outcome;
       if (target.kind === 'launch') {
         if (stop === 'no-run') {
+          throwIfCancelled(ctx.signal);
           const note = local ? 'loaded; not started' : 'connected; not started';
           return { data, text: [...extraText, `${note} (dbg_run action=run starts it)`].join('\n'), session, warnings };
         }
@@ -129,6 +131,7 @@ export const startTool = defineTool({
         signal: ctx.signal,
         extraText,
       });
+      throwIfCancelled(ctx.signal);
       return { ...answer, data: { ...data, ...answer.data }, warnings };
     } catch (e) {
       // A start that fails leaves nothing behind.
@@ -137,6 +140,14 @@ export const startTool = defineTool({
     }
   },
 });
+
+/**
+ * A cancelled start is answered to nobody: the client never learns the session's id, so the
+ * session is closed (the catch above) rather than left open.
+ */
+function throwIfCancelled(signal: AbortSignal): void {
+  if (signal.aborted) throw abortError(signal);
+}
 
 async function installBreakpoints(
   session: Session,
