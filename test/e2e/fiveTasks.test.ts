@@ -33,7 +33,9 @@ describe('five tasks, one call each', () => {
     const owners = threads.threads.filter((t: { waiting?: string }) => /held by thread/.test(t.waiting ?? ''));
     if (owners.length > 0) {
       // With glibc's debug info the waits are named, and the circle too.
-      expect(threads.hint).toMatch(/thread \d waits for thread \d \(mutex (ledger|accounts)/);
+      // Each thread is named with its own function, which tells the two apart.
+      expect(threads.hint).toMatch(/thread \d \(transfer\) waits for thread \d \(mutex (ledger|accounts)/);
+      expect(threads.hint).toMatch(/thread \d \(audit\) waits for thread \d \(mutex (ledger|accounts)/);
     }
 
     const stdinCrash = await start({ program: fixture('stdin_echo'), stdin: 'one\ncrash\n' });

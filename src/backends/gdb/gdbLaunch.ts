@@ -12,6 +12,12 @@ import type { LaunchSpec } from '../debuggerBackend.js';
 import { sanitizerEnvironment, sanitizersIn } from '../runtime/sanitizerBuild.js';
 import { planArguments } from './gdbArguments.js';
 import type { GdbContext } from './gdbContext.js';
+import {
+  defaultPrinterCacheDir,
+  libstdcxxPrintersOnce,
+  loadLibstdcxxPrinters,
+  programUsesLibstdcxx,
+} from './gdbPrettyPrinters.js';
 
 export interface LoadReport {
   warnings: string[];
@@ -28,6 +34,15 @@ export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: Abor
     elf === undefined ? !/No debugging symbols found/.test(`${loaded.console}${loaded.log}`) : elfHasDebugInfo(elf);
   if (!hasDebugInfo) {
     warnings.push(`${spec.program} has no debug info: no source lines, locals or argument names (rebuild with -g)`);
+  }
+  // C++: libstdc++'s printers, loaded explicitly (auto-load stays off), so std::string, vector,
+  // map show their values within the same bounds as everything else.
+  if (await programUsesLibstdcxx(spec.program)) {
+    const printers = await loadLibstdcxxPrinters((c) => g.cli(c, { signal }), {
+      printers: libstdcxxPrintersOnce(),
+      cacheDir: defaultPrinterCacheDir(),
+    });
+    if (printers.state !== 'loaded') warnings.push(printers.detail);
   }
   await setArguments(g, spec.args, signal);
   if (spec.cwd !== undefined) {
