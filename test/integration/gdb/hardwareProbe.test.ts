@@ -3,9 +3,9 @@
 // Firecracker VM this was written on both are 'dead'; on most hosts both 'work'.
 import { afterAll, describe, expect, it } from 'vitest';
 import { type MachineProbe, probeMachine } from '../../../src/backends/gdb/gdbHardwareProbe.js';
+import { narrowStop } from '../../../src/backends/gdb/gdbNarrow.js';
 import { GdbProbeProcess } from '../../../src/backends/gdb/gdbProbeProcess.js';
 import { childEnvironment } from '../../../src/process/childEnvironment.js';
-import { narrowStop } from '../../../src/backends/gdb/gdbNarrow.js';
 import { WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
 import { descendants } from '../../helpers/procfs.js';

@@ -1,9 +1,6 @@
 // What GDB reports for a read through a non-canonical pointer (fixtures/c/kernel_fault.c), and
 // the real pointer recovered from the faulting instruction and the registers read over MI.
 import { afterEach, describe, expect, it } from 'vitest';
-import { GdbProbeProcess } from '../../../src/backends/gdb/gdbProbeProcess.js';
-import { decodeMemoryOperand, explainKernelFault, SI_KERNEL } from '../../../src/backends/runtime/faultAddress.js';
-import { childEnvironment } from '../../../src/process/childEnvironment.js';
 import {
   isExitStop,
   isTuple,
@@ -12,6 +9,9 @@ import {
   narrowDisassembly,
   narrowStop,
 } from '../../../src/backends/gdb/gdbNarrow.js';
+import { GdbProbeProcess } from '../../../src/backends/gdb/gdbProbeProcess.js';
+import { decodeMemoryOperand, explainKernelFault, SI_KERNEL } from '../../../src/backends/runtime/faultAddress.js';
+import { childEnvironment } from '../../../src/process/childEnvironment.js';
 import { WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
 

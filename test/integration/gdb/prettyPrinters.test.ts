@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { miList, narrowVariables } from '../../../src/backends/gdb/gdbNarrow.js';
 import {
   findLibstdcxxPrinters,
   loadLibstdcxxPrinters,
@@ -15,7 +16,6 @@ import {
 } from '../../../src/backends/gdb/gdbPrettyPrinters.js';
 import { GdbProbeProcess } from '../../../src/backends/gdb/gdbProbeProcess.js';
 import { childEnvironment } from '../../../src/process/childEnvironment.js';
-import { miList, narrowVariables } from '../../../src/backends/gdb/gdbNarrow.js';
 import { findOnPath } from '../../../src/util/which.js';
 import { WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture, repoRoot } from '../../helpers/paths.js';
