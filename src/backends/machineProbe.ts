@@ -5,6 +5,7 @@
 // server: started in the background once the client has initialised, shared by every caller.
 
 import { childEnvironment } from '../process/childEnvironment.js';
+import { log } from '../util/log.js';
 import type { BackendKind } from './debuggerBackend.js';
 import { type MachineProbe, probeMachineOnce } from './gdb/gdbHardwareProbe.js';
 
@@ -43,7 +44,15 @@ export function configureMachineProbe(options: {
 
 /** Starts the probe now, in the background (the server calls this once the client is ready). */
 export function startMachineProbe(): void {
-  void machineProbe();
+  void machineProbe().then(({ hardware, calls }) =>
+    log('info', 'machine probe', {
+      watchpoints: hardware.watchpoints,
+      breakpoints: hardware.breakpoints,
+      inferiorCalls: calls.inferiorCalls,
+      ms: hardware.ms,
+      detail: hardware.detail,
+    }),
+  );
 }
 
 /**
