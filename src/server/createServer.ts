@@ -90,10 +90,15 @@ function advertiseOnly(schema: z.ZodObject): StandardSchemaWithJSON {
   return slimmed(std, (value: unknown) => ({ value }), false);
 }
 
-/** Output schemas keep their real validation (a self-check of every answer), slimmed. */
+/**
+ * Output schemas are advertised (slimmed) and not checked again at every call: the SDK's check
+ * walked every answer through a union of the view shapes (0.1-0.3 ms a call measured on a 2-core
+ * VM, a third of an MCP ping), while the contract is held by the tests, which check every answer
+ * they see against the full shapes of docs/schema (test/helpers/mcp.ts checkContract).
+ */
 function outputSchema(schema: z.ZodObject): StandardSchemaWithJSON {
   const std = schema['~standard'] as unknown as StandardProps;
-  return slimmed(std, std.validate, true);
+  return slimmed(std, (value: unknown) => ({ value }), true);
 }
 
 /**
@@ -253,14 +258,17 @@ function register(
       const error = result.isError
         ? (result.structuredContent as { error?: { code?: string } } | undefined)?.error
         : undefined;
-      log('info', 'tool call', {
+      const record = {
         callId,
         tool: tool.name,
         arguments: cutForLog(rawArgs),
         outcome: error ? `error:${error.code ?? '?'}` : 'ok',
         durationMs: Date.now() - started,
         ...(sessionId ? { session: sessionId } : {}),
-      });
+      };
+      // After the answer is on its way: the log line is a write to a pipe (measured ~0.2 ms a
+      // call on a 2-core VM), which the agent need not wait for.
+      setImmediate(() => log('info', 'tool call', record));
       return result;
     },
   );
