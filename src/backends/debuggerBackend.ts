@@ -262,6 +262,8 @@ export interface RuntimeReport {
   location?: { function?: string; file: string; line: number };
   /** One sentence for a hint: what happened and where, or what to do when the checker could not run. */
   hint: string;
+  /** The process that printed it, when the report says (a report of an earlier run names another). */
+  pid?: number;
 }
 
 /**

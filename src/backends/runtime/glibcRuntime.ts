@@ -182,6 +182,7 @@ export function sanitizerRuntimeReport(output: string): RuntimeReport | undefine
       ? { location: { ...(where.function ? { function: where.function } : {}), file: where.file, line: where.line } }
       : {}),
     hint: r.hint,
+    ...(r.pid !== undefined ? { pid: r.pid } : {}),
   };
 }
 

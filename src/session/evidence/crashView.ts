@@ -110,6 +110,23 @@ export function outputTail(ctx: ViewContext, bytes: number): string | undefined 
   return text.length > 0 ? text : undefined;
 }
 
+/** Bytes at the end of the output where a report without a pid must stand to be this abort's. */
+const RECENT_BYTES = 4096;
+
+/**
+ * A report is this abort's when the process that printed it is the one stopped (its ==PID==), or,
+ * for a report that names no process (UBSan's), when it is among the last lines printed: a
+ * restarted program's output still holds the reports of its earlier runs.
+ */
+export function currentReport(ctx: ViewContext, report: RuntimeReport | undefined): RuntimeReport | undefined {
+  if (!report) return undefined;
+  if (report.pid !== undefined) {
+    const live = [...ctx.snapshot.inferiors.values()];
+    return live.length === 0 || live.includes(report.pid) ? report : undefined;
+  }
+  return (outputTail(ctx, RECENT_BYTES) ?? '').includes(report.errorLine) ? report : undefined;
+}
+
 export async function crashView(ctx: ViewContext): Promise<CrashViewData> {
   const stop = currentStop(ctx.snapshot);
   const threadId = stop?.threadId;
@@ -161,7 +178,9 @@ export async function crashView(ctx: ViewContext): Promise<CrashViewData> {
   // A sanitizer built with abort_on_error prints its report, then aborts: the report says what
   // happened (the abort itself says nothing).
   const report =
-    signal?.name === 'SIGABRT' ? runtime.runtimeReport?.(outputTail(ctx, REPORT_SCAN_BYTES) ?? '') : undefined;
+    signal?.name === 'SIGABRT'
+      ? currentReport(ctx, runtime.runtimeReport?.(outputTail(ctx, REPORT_SCAN_BYTES) ?? ''))
+      : undefined;
   // No message in the output (a core, or a program whose stderr went elsewhere): the runtime
   // keeps the assert text it printed (glibc: __abort_msg).
   let abortMessage = signal?.name === 'SIGABRT' && !report ? runtime.abortMessageInOutput(tail ?? '') : undefined;

@@ -4,8 +4,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { DebuggerBackend } from '../../../src/backends/debuggerBackend.js';
 import { sanitizerRuntimeReport } from '../../../src/backends/runtime/glibcRuntime.js';
-import { type CrashFacts, crashHint } from '../../../src/session/evidence/crashView.js';
+import { OutputRing } from '../../../src/process/outputRing.js';
+import { type CrashFacts, crashHint, currentReport } from '../../../src/session/evidence/crashView.js';
+import type { ViewContext } from '../../../src/session/evidence/viewContext.js';
+import { initialSnapshot } from '../../../src/session/sessionState.js';
 import { repoRoot } from '../../helpers/paths.js';
 
 const sample = (name: string): string =>
@@ -57,5 +61,38 @@ describe('crashHint', () => {
     expect(hint).toMatch(/^LeakSanitizer cannot run under a debugger/);
     expect(hint).toMatch(/detect_leaks=0/);
     expect(hint).not.toMatch(/fatal error/);
+  });
+});
+
+describe('whose report it is', () => {
+  /** A view context over recorded output and the session's live processes; nothing else is read. */
+  function context(output: string, pids: number[]): ViewContext {
+    const ring = new OutputRing(1 << 20);
+    ring.write(Buffer.from(output));
+    const snapshot = { ...initialSnapshot(), inferiors: new Map(pids.map((p, i) => [`i${i + 1}`, p])) };
+    return { backend: { output: ring } as unknown as DebuggerBackend, snapshot, signal: undefined, failures: [] };
+  }
+  const asan = sample('asan-use-after-free');
+  const asanPid = Number(/==(\d+)==ERROR/.exec(asan)?.[1]);
+
+  it('takes a report printed by the process that stopped', () => {
+    const report = sanitizerRuntimeReport(asan);
+    expect(report?.pid).toBe(asanPid);
+    expect(currentReport(context(asan, [asanPid]), report)).toBe(report);
+  });
+
+  it('leaves out a report an earlier run printed, before this run aborted for its own reason', () => {
+    const output = `${asan}mode assert\nloop: loop.c:9: main: Assertion \`n > 0' failed.\n`;
+    const report = sanitizerRuntimeReport(output);
+    expect(currentReport(context(output, [asanPid + 7]), report)).toBeUndefined();
+  });
+
+  it('takes a report without a pid (UBSan’s) only when it is among the last lines printed', () => {
+    const ubsan = sample('ubsan-signed-overflow');
+    const report = sanitizerRuntimeReport(ubsan);
+    expect(report?.pid).toBeUndefined();
+    expect(currentReport(context(ubsan, [1234]), report)).toBe(report);
+    const later = `${ubsan}${'a later line of output, printed after that report\n'.repeat(200)}`;
+    expect(currentReport(context(later, [1234]), report)).toBeUndefined();
   });
 });
