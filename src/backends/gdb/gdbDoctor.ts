@@ -19,14 +19,13 @@ function readProc(path: string): string | undefined {
   }
 }
 
-/** A stopped /bin/true for a check: launched, stopped where `stopAt` says. */
-async function stoppedTrue(backend: GdbBackend, mode: 'entry' | '_exit'): Promise<void> {
+/** A /bin/true stopped at its first instruction, for a check. */
+async function stoppedTrue(backend: GdbBackend): Promise<void> {
   const program = findOnPath(['true'], '/usr/bin:/bin');
   if (!program) throw new Error('no /bin/true to test with');
   await backend.open({ kind: 'launch', program: { program, args: [] } });
-  if (mode === '_exit') await backend.insertBreakpoint({ kind: 'breakpoint', location: { function: '_exit' } });
   const stopped = nextStop(backend, 5000);
-  await backend.start(mode === 'entry' ? 'entry' : 'none');
+  await backend.start('entry');
   if ((await stopped) !== 'stopped') throw new Error('the program did not stop');
 }
 
@@ -48,7 +47,6 @@ async function gdbChecks(options: DoctorOptions & { gdbPath: string }): Promise<
     backend = await GdbBackend.launch({
       gdbPath: gdb,
       env: childEnvironment(process.env, options.passthroughEnv),
-      allowInferiorCalls: true,
     });
     checks.push({ name: 'gdb', ok: true, detail: `${backend.info.version} (${gdb})` });
     checks.push({
@@ -149,7 +147,7 @@ async function recordCheck(gdb: string, options: DoctorOptions): Promise<DoctorC
   let backend: GdbBackend | undefined;
   try {
     backend = await GdbBackend.launch({ gdbPath: gdb, env: childEnvironment(process.env, options.passthroughEnv) });
-    await stoppedTrue(backend, 'entry');
+    await stoppedTrue(backend);
     await backend.startRecording();
     let stopped = nextStop(backend, 5000);
     await backend.resume('stepi', { count: 3 });
