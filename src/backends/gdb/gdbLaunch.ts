@@ -37,7 +37,7 @@ export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: Abor
   }
   // C++: libstdc++'s printers, loaded explicitly (auto-load stays off), so std::string, vector,
   // map show their values within the same bounds as everything else.
-  if (await programUsesLibstdcxx(spec.program)) {
+  if (await programUsesLibstdcxx(spec.program).catch(() => false)) {
     const printers = await loadLibstdcxxPrinters((c) => g.cli(c, { signal }), {
       printers: libstdcxxPrintersOnce(),
       cacheDir: defaultPrinterCacheDir(),
@@ -53,7 +53,7 @@ export async function loadProgram(g: GdbContext, spec: LaunchSpec, signal?: Abor
   await g.cli('unset environment SHELL', { signal });
   // A sanitized program stops alive at its report (abort_on_error), without LeakSanitizer, which
   // cannot run under ptrace; the user's own options (env, or passed through) are merged, never overridden.
-  const sanitizers = await sanitizersIn(spec.program);
+  const sanitizers = await sanitizersIn(spec.program).catch(() => []);
   const tuned = sanitizers.length > 0 ? sanitizerEnvironment(spec.env, g.options.env, sanitizers) : undefined;
   if (tuned) warnings.push(...tuned.notes);
   for (const [name, value] of Object.entries({ ...spec.env, ...tuned?.additions })) {
