@@ -141,7 +141,7 @@ async function burstRow() {
 }
 
 export async function runSecurityBench() {
-  buildFixtures();
+  await buildFixtures();
   return [await stdinRow(), await breakpointsRow(), await burstRow()];
 }
 

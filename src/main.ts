@@ -7,11 +7,12 @@ import { resolve } from 'node:path';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { helpText, OptionError, parseCommandLine } from './cli/options.js';
 import type { ServerConfig } from './server/config.js';
-import { type CreatedServer, createServer } from './server/createServer.js';
+import { type CreatedServer, createServer, toolSchemaHash } from './server/createServer.js';
 import { servesNetwork } from './transport/transportConfig.js';
 import { DebuggerError } from './util/errors.js';
 import { log, setLogLevel } from './util/log.js';
-import { packageVersion } from './util/version.js';
+import { sourceCommit } from './util/sourceCommit.js';
+import { packageRoot, packageVersion } from './util/version.js';
 
 function fail(message: string): never {
   process.stderr.write(`dbg-mcp: ${message}\n`);
@@ -78,9 +79,13 @@ async function main(): Promise<void> {
     case 'help':
       process.stdout.write(`${helpText(packageVersion())}\n`);
       return;
-    case 'version':
-      process.stdout.write(`dbg-mcp ${packageVersion()}\n`);
+    case 'version': {
+      // The commit and the tools' contract, not only the package's number: two copies of 0.1.0
+      // can differ, and a client can tell whether the tools it knows changed.
+      const commit = sourceCommit(packageRoot()) ?? 'unknown (not a git checkout)';
+      process.stdout.write(`dbg-mcp ${packageVersion()}\ncommit ${commit}\ntool schemas ${toolSchemaHash()}\n`);
       return;
+    }
     case 'doctor': {
       setLogLevel(config.logLevel);
       const { runDoctorCli } = await import('./cli/doctorCli.js');

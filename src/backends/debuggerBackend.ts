@@ -250,6 +250,28 @@ export interface StdinReport {
 }
 
 /**
+ * A report a runtime checker printed (AddressSanitizer, UndefinedBehaviorSanitizer,
+ * LeakSanitizer, …), read from the program's output.
+ */
+export interface RuntimeReport {
+  /** The checker, as it names itself: "AddressSanitizer". */
+  tool: string;
+  /** What it found: heap-use-after-free, signed-integer-overflow, …; `unavailable-under-ptrace` when it could not run. */
+  kind: string;
+  /** The line that opens the report. */
+  errorLine: string;
+  summaryLine?: string;
+  /** The bad access: READ or WRITE of `size` bytes at `address`. */
+  access?: { op: 'READ' | 'WRITE'; size?: number; address: string };
+  /** The first place of the report's stack in the program's own code. */
+  location?: { function?: string; file: string; line: number };
+  /** One sentence for a hint: what happened and where, or what to do when the checker could not run. */
+  hint: string;
+  /** The process that printed it, when the report says (a report of an earlier run names another). */
+  pid?: number;
+}
+
+/**
  * Knowledge of the program's runtime (glibc and its kin, or Windows), shared by every backend that
  * debugs such programs: names of system frames, what a blocked thread waits for, where an abort
  * keeps its message, who owns a mutex. It reads the target only through the reader it is given.
@@ -262,6 +284,8 @@ export interface TargetRuntime {
   classifyWait(frames: readonly Frame[]): string | undefined;
   /** The last abort message in the program's output (assert, C++ terminate, heap checks). */
   abortMessageInOutput(output: string): string | undefined;
+  /** The last runtime checker's report in the program's output (a sanitizer's), if any. */
+  runtimeReport?(output: string): RuntimeReport | undefined;
   /** The abort message the runtime keeps in memory, for when the output does not have it. */
   abortMessage(reader: TargetReader, threadId: number | undefined, signal?: AbortSignal): Promise<string | undefined>;
   /** The mutex a thread blocked in a lock waits for, and the OS thread that holds it. */

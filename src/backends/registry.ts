@@ -22,6 +22,10 @@ import { rrDoctor } from './rr/rrDoctor.js';
 import { type RrRecording, recordWithRr } from './rr/rrRecord.js';
 import { defaultTraceRoot, listTraces, type TraceEntry } from './rr/rrTraces.js';
 
+// The machine's probed debugging hardware (hardware watchpoints and breakpoints, inferior calls),
+// for the server to start and for any backend to consult.
+export { configureMachineProbe, type MachineProbe, machineProbe, startMachineProbe } from './machineProbe.js';
+
 /** What every backend of a session is created with: the operator's settings and the session's. */
 export interface BackendOptions {
   /** Executables the operator configured, by backend (`--gdb`, `--lldb-dap`, …). */

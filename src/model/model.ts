@@ -122,6 +122,12 @@ export interface StopEvent {
   faultAddress?: string;
   /** The kernel's si_code for the signal (SI_KERNEL 128: the address is not the real one). */
   signalCode?: number;
+  /**
+   * What the backend found out about a fault the kernel gave no address for (SI_KERNEL): the
+   * address the faulting instruction accessed, through which register and value, and a fill
+   * pattern the value is made of. `faultAddress` is then that decoded address.
+   */
+  faultNote?: string;
   threadId?: number;
   frame?: Frame;
   /** The breakpoint or watchpoint number that caused the stop. */

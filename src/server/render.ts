@@ -54,6 +54,11 @@ export function renderFrame(f: Frame): string {
 }
 
 export function renderStackEntry(e: StackEntry): string {
+  if ('repeated' in e) {
+    const f = e.frame;
+    const where = f.file !== undefined && f.line !== undefined ? ` at ${f.file}:${f.line}` : '';
+    return `#${e.fromLevel}-#${e.toLevel} ${f.function ?? '??'}${where} ×${e.repeated} (the same call, recursing)`;
+  }
   if ('folded' in e) {
     const fns =
       e.functions.length > 3 ? `${e.functions[0]} … ${e.functions[e.functions.length - 1]}` : e.functions.join(', ');
@@ -128,7 +133,11 @@ function viewLines(v: ViewData): string[] {
       const lines = [
         `${sig}${v.faultAddress ? ` at ${v.faultAddress}` : ''}${v.threadId !== undefined ? `, thread ${v.threadId}` : ''}${v.pid !== undefined ? ` of pid ${v.pid}` : ''}`,
       ];
-      lines.push(`hint: ${v.hint}`);
+      lines.push(`hint: ${printable(v.hint)}`);
+      if (v.report) {
+        lines.push(`report: ${printable(v.report.errorLine)}`);
+        if (v.report.summaryLine) lines.push(`report: ${printable(v.report.summaryLine)}`);
+      }
       lines.push(...v.stack.map(renderStackEntry));
       if (v.depth !== undefined) {
         lines.push(v.depthAtLeast ? `… at least ${v.depth} frames (counted no further)` : `… ${v.depth} frames in all`);
@@ -136,8 +145,10 @@ function viewLines(v: ViewData): string[] {
       for (const l of v.locals) lines.push(`locals #${l.level} ${l.function ?? ''}: ${renderVariables(l.variables)}`);
       if (v.source) lines.push(...renderSource(v.source));
       if (v.instruction) lines.push(`pc: ${renderInstruction(v.instruction)}`);
-      if (v.outputTail) {
-        lines.push('program output (last lines):', ...quotedLines(v.outputTail.trimEnd()).slice(-4));
+      // With a report, the output's last lines are the report's own legend.
+      if (v.outputTail && !v.report) {
+        const tail = quotedLines(v.outputTail.trimEnd()).slice(-4);
+        lines.push(`program output (last ${tail.length} line${tail.length === 1 ? '' : 's'}):`, ...tail);
       }
       return lines;
     }

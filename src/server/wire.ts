@@ -1,6 +1,7 @@
 // The model as it goes on the wire: snake_case, undefined fields left out, compact. These
 // objects are the `structuredContent` of answers; render.ts writes the text beside them.
 
+import type { RuntimeReport } from '../backends/debuggerBackend.js';
 import type {
   Breakpoint,
   ExitEvent,
@@ -23,6 +24,7 @@ import type {
   OutcomeWire,
   OutputChunkWire,
   RegisterWire,
+  RuntimeReportWire,
   SessionWire,
   StackEntryWire,
   StopWire,
@@ -58,6 +60,17 @@ export function frameWire(f: Frame): FrameWire {
 }
 
 export function stackEntryWire(e: StackEntry): StackEntryWire {
+  if ('repeated' in e) {
+    const f = e.frame;
+    return compact({
+      repeated: e.repeated,
+      levels: `${e.fromLevel}-${e.toLevel}`,
+      function: f.function,
+      file: f.file,
+      line: f.line,
+      args: f.args?.map((a) => compact({ name: a.name, value: a.value, truncated: a.truncated || undefined })),
+    });
+  }
   if ('folded' in e) {
     return compact({
       folded: e.folded,
@@ -77,6 +90,8 @@ export function stopWire(s: StopEvent, stopId?: number): StopWire {
     signal: s.signal?.name,
     signal_meaning: s.signal?.meaning,
     fault_address: s.faultAddress,
+    signal_code: s.signalCode,
+    fault_note: s.faultNote,
     thread: s.threadId,
     frame: s.frame ? frameWire(s.frame) : undefined,
     breakpoint: s.breakpoint,
@@ -90,6 +105,17 @@ export function stopWire(s: StopEvent, stopId?: number): StopWire {
     history: s.history,
     record_note: s.recordNote,
     when: s.when,
+  });
+}
+
+export function runtimeReportWire(r: RuntimeReport): RuntimeReportWire {
+  return compact({
+    tool: r.tool,
+    kind: r.kind,
+    error_line: r.errorLine,
+    summary_line: r.summaryLine,
+    access: r.access ? compact({ ...r.access }) : undefined,
+    location: r.location ? compact({ ...r.location }) : undefined,
   });
 }
 
@@ -189,7 +215,10 @@ export function viewWire(v: ViewData): ViewWire {
         signal: v.signal?.name,
         signal_meaning: v.signal?.meaning,
         fault_address: v.faultAddress,
+        signal_code: v.signalCode,
+        fault_note: v.faultNote,
         hint: v.hint,
+        report: v.report ? runtimeReportWire(v.report) : undefined,
         thread: v.threadId,
         pid: v.pid,
         stack: v.stack.map(stackEntryWire),

@@ -12,6 +12,7 @@ import type {
   DebuggerBackend,
   FrameSelector,
   OpenReport,
+  RuntimeReport,
   StartMode,
   StdinReport,
   TargetSpec,
@@ -22,6 +23,7 @@ import type { OutputChunk, OutputRing } from '../process/outputRing.js';
 import { abortError } from '../util/deadline.js';
 import { DebuggerError, toDebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
+import { exitReport } from './evidence/exitReport.js';
 import { gatherView, type ViewOutcome, type ViewRequest } from './evidence.js';
 import { Mailbox } from './mailbox.js';
 import { OperationRegistry } from './operationRegistry.js';
@@ -166,7 +168,7 @@ export class Session {
     this.snap = transition(this.snap, event);
     if (this.snap === before) return;
     if (this.snap.state.phase === 'dead' && before.state.phase !== 'dead') {
-      log(this.closing ? 'debug' : 'warn', 'session debugger gone', {
+      log(this.closing ? 'debug' : 'error', 'session debugger gone', {
         session: this.id,
         reason: this.snap.state.phase === 'dead' ? this.snap.state.reason : '',
       });
@@ -518,6 +520,11 @@ export class Session {
     if (!ring || ring.end <= cursor) return undefined;
     const available = ring.end - cursor;
     return ring.read(available > maxBytes ? ring.end - maxBytes : cursor, maxBytes);
+  }
+
+  /** A sanitizer's report among what the program printed since `cursor` (what an exit cannot say). */
+  reportSince(cursor: number): RuntimeReport | undefined {
+    return exitReport(this.backend, cursor);
   }
 
   /** Types into the program's terminal, waiting for it to take the bytes up to `deadline`. */

@@ -1,6 +1,7 @@
 // dbg_breakpoints end to end: every action and kind against real gdb, and what each does to the
 // stops dbg_run reaches.
 import { describe, expect, it } from 'vitest';
+import { hardwareVerdicts } from '../helpers/machine.js';
 import { startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
 
@@ -41,17 +42,37 @@ describe('dbg_breakpoints: breakpoints', () => {
     expect(list.data.breakpoint).toBeUndefined();
   });
 
-  it('hardware and thread-specific breakpoints, once the program runs', async () => {
+  it('a thread-specific breakpoint stops only that thread', async () => {
+    const { bp, run } = await session('loop', 'main');
+    const set = await bp({ action: 'set', location: 'square', thread: 1 });
+    expect(set.data.breakpoint).toMatchObject({ type: 'breakpoint', thread: 1, function: 'square' });
+    const hit = await run('continue');
+    expect(hit.data.outcome).toMatchObject({ breakpoint: set.data.breakpoint.number, frame: { function: 'square' } });
+  });
+
+  it('hardware breakpoints, once the program runs; where they never fire, set with a warning', async (ctx) => {
     const early = await session('loop', 'no-run');
     const refused = await early.bp({ action: 'set', location: 'square', hardware: true });
     expect(refused).toMatchObject({ isError: true, code: 'wrong_state' });
     expect(refused.data.error.message).toMatch(/once the program runs/);
 
+    const hardware = await hardwareVerdicts();
+    if (hardware.breakpoints === 'unknown') ctx.skip(`the hardware probe could not tell: ${hardware.detail}`);
     const { bp, run } = await session('loop', 'main');
     const hw = await bp({ action: 'set', location: 'square', hardware: true, thread: 1 });
     expect(hw.data.breakpoint).toMatchObject({ type: 'hw breakpoint', thread: 1, function: 'square' });
     const hit = await run('continue');
-    expect(hit.data.outcome).toMatchObject({ breakpoint: hw.data.breakpoint.number, frame: { function: 'square' } });
+    if (hardware.breakpoints === 'work') {
+      expect(hw.data.warnings).toBeUndefined();
+      expect(hit.data.outcome).toMatchObject({ breakpoint: hw.data.breakpoint.number, frame: { function: 'square' } });
+    } else {
+      // This machine accepts hardware breakpoints and never fires them (the probe saw it): the
+      // answer says so when it is set, and the run goes past it.
+      expect(hw.data.warnings).toEqual([expect.stringMatching(/^hardware breakpoint \d+ may never stop the program/)]);
+      expect(hw.text).toMatch(/warning: hardware breakpoint \d+ may never stop the program/);
+      expect(hit.data.outcome).toMatchObject({ kind: 'exited', exit_code: 0 });
+      expect(hit.data.never_hit).toEqual([hw.data.breakpoint.number]);
+    }
   });
 
   it('list shows hit counts as the program runs', async () => {
@@ -124,10 +145,28 @@ describe('dbg_breakpoints: breakpoints', () => {
 });
 
 describe('dbg_breakpoints: watchpoints', () => {
-  it('a write watchpoint stops dbg_run continue with the old and new value', async () => {
+  /** The mechanism this machine's probe says a watchpoint gets, or a skip when it could not tell. */
+  async function expectedMechanism(ctx: { skip(note: string): never }): Promise<'hardware' | 'software'> {
+    const hardware = await hardwareVerdicts();
+    if (hardware.watchpoints === 'unknown') ctx.skip(`the hardware probe could not tell: ${hardware.detail}`);
+    return hardware.watchpoints === 'dead' ? 'software' : 'hardware';
+  }
+
+  it('a write watchpoint stops dbg_run continue with the old and new value, in hardware or said to be in software', async (ctx) => {
+    const mechanism = await expectedMechanism(ctx);
     const { bp, run } = await session('loop', 'main');
     const w = await bp({ action: 'set', kind: 'watchpoint', expression: 'total' });
-    expect(w.data.breakpoint).toMatchObject({ number: '2', type: 'hw watchpoint', what: 'total' });
+    if (mechanism === 'hardware') {
+      expect(w.data.breakpoint).toMatchObject({ number: '2', type: 'hw watchpoint', what: 'total' });
+      expect(w.data.warnings).toBeUndefined();
+    } else {
+      expect(w.data.breakpoint).toMatchObject({ number: '2', type: 'watchpoint', what: 'total' });
+      expect(w.data.warnings).toEqual([
+        expect.stringMatching(
+          /^watchpoint 2 is a software watchpoint because hardware watchpoints never fire on this machine/,
+        ),
+      ]);
+    }
     const first = await run('continue');
     expect(first.data.outcome).toMatchObject({
       reason: 'watchpoint-trigger',
@@ -139,9 +178,19 @@ describe('dbg_breakpoints: watchpoints', () => {
     expect(second.data.outcome.watch).toMatchObject({ old: '1', new: '5' });
   });
 
-  it('a read watchpoint stops where the value is read, an access one where it is written', async () => {
+  it('a read watchpoint stops where the value is read, an access one where it is written; refused where only software ones work', async (ctx) => {
+    const mechanism = await expectedMechanism(ctx);
     const { bp, run } = await session('data', 'main');
     const r = await bp({ action: 'set', kind: 'watchpoint', expression: 'reads', access: 'read' });
+    if (mechanism === 'software') {
+      // GDB watches only writes in software.
+      expect(r).toMatchObject({ isError: true, code: 'backend_unavailable' });
+      expect(r.data.error.message).toMatch(/^a read watchpoint needs the CPU's debug registers.*access=write/);
+      const a = await bp({ action: 'set', kind: 'watchpoint', expression: 'rec.id', access: 'access' });
+      expect(a).toMatchObject({ isError: true, code: 'backend_unavailable' });
+      expect((await bp({ action: 'list' })).data.breakpoints).toEqual([]);
+      return;
+    }
     expect(r.data.breakpoint).toMatchObject({ type: 'read watchpoint', what: 'reads' });
     const read = await run('continue');
     expect(read.data.outcome).toMatchObject({
@@ -160,7 +209,8 @@ describe('dbg_breakpoints: watchpoints', () => {
     });
   });
 
-  it('watch_location watches the address of a local, with a condition', async () => {
+  it('watch_location watches the address of a local, with a condition', async (ctx) => {
+    const mechanism = await expectedMechanism(ctx);
     const { bp, run } = await session('data', 'main');
     const w = await bp({
       action: 'set',
@@ -171,6 +221,7 @@ describe('dbg_breakpoints: watchpoints', () => {
     });
     expect(w.isError, w.text).toBe(false);
     expect(w.data.breakpoint.what).toMatch(/counter/);
+    expect(w.data.breakpoint.type).toBe(mechanism === 'hardware' ? 'hw watchpoint' : 'watchpoint');
     expect(w.data.breakpoint.condition).toBe('counter == 5');
     const hit = await run('continue');
     expect(hit.data.outcome).toMatchObject({ reason: 'watchpoint-trigger', watch: { new: '5' } });

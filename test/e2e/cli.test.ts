@@ -1,8 +1,12 @@
 // The command line: --help, --version, and start-up refusing settings it cannot use.
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/v4';
+import { defaultConfig } from '../../src/server/config.js';
+import { hashTools, toolSchemaHash } from '../../src/server/createServer.js';
+import { allTools } from '../../src/server/tools/index.js';
 import { repoRoot } from '../helpers/paths.js';
 
 const run = promisify(execFile);
@@ -32,7 +36,23 @@ describe('dbg-mcp command line', () => {
     for (const flag of ['--root', '--raw', '--gdb', '--max-sessions', '--idle-timeout'])
       expect(help.stdout).toContain(flag);
     const version = await cli(['--version']);
-    expect(version.stdout).toMatch(/^dbg-mcp \d+\.\d+\.\d+/);
+    expect(version.stdout).toMatch(/^dbg-mcp \d+\.\d+\.\d+\n/);
+    // The commit of this checkout, and the hash of the tools' contract the server answers with.
+    const head = execFileSync('git', ['-C', repoRoot, 'rev-parse', '--short=12', 'HEAD'], { encoding: 'utf8' }).trim();
+    expect(version.stdout).toMatch(new RegExp(`^commit ${head}(-dirty)?$`, 'm'));
+    expect(version.stdout).toMatch(new RegExp(`^tool schemas ${toolSchemaHash()}$`, 'm'));
+  });
+
+  it('hashes every tool’s contract: a changed description or schema changes the hash', () => {
+    const tools = allTools({ ...defaultConfig(), raw: 'full' });
+    const base = hashTools(tools);
+    expect(base).toMatch(/^[0-9a-f]{16}$/);
+    expect(hashTools(tools)).toBe(base);
+    const [first, ...rest] = tools;
+    if (!first) throw new Error('no tools');
+    expect(hashTools([{ ...first, description: `${first.description} ` }, ...rest])).not.toBe(base);
+    expect(hashTools([{ ...first, output: first.output.extend({ extra: z.string() }) }, ...rest])).not.toBe(base);
+    expect(hashTools(rest)).not.toBe(base);
   });
 
   it('refuses an unknown DBG_MCP_* variable, naming it', async () => {

@@ -1,6 +1,7 @@
 // dbg_doctor end to end: the machine's capabilities with the reason and the fix, checked once and
 // kept for a few minutes.
 import { describe, expect, it } from 'vitest';
+import { hardwareVerdicts } from '../helpers/machine.js';
 import { startServer } from '../helpers/mcp.js';
 
 describe('dbg_doctor', () => {
@@ -17,6 +18,20 @@ describe('dbg_doctor', () => {
     expect(r.data.cached).toBe(false);
     expect(r.text).toMatch(/^ok {2}gdb {2,}GNU gdb/m);
     expect(r.text).toMatch(/^(ok|no) {2}inferior calls {2}/m);
+    // The machine probe's verdicts, each with what was seen; and whether C++ values print as values.
+    const hardware = await hardwareVerdicts();
+    for (const [name, verdict] of [
+      ['hardware watchpoints', hardware.watchpoints],
+      ['hardware breakpoints', hardware.breakpoints],
+    ] as const) {
+      const line = checks.find((c) => c.name === name);
+      expect(line, name).toMatchObject({
+        ok: verdict === 'work',
+        detail: expect.stringMatching(/fired|never fired|not known/),
+      });
+      if (verdict === 'dead') expect(line?.fix).toMatch(/^none needed/);
+    }
+    expect(checks.find((c) => c.name === 'C++ values')?.detail).toMatch(/pretty-printers/);
     expect(r.text).toMatch(/^(ok|no) {2}rr {2,}/m);
 
     // Kept, not checked again: the same check time, and said so.

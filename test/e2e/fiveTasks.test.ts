@@ -36,7 +36,7 @@ describe('five tasks, one call each', () => {
     // ...and the hint closes the circle.
     expect(threads.hint).toMatch(
       new RegExp(
-        `^deadlock: thread (${a?.id}|${b?.id}) waits for thread (${a?.id}|${b?.id}) \\(mutex (ledger|accounts) [^)]*\\)\\), thread \\d+ waits for thread \\d+ \\(mutex (ledger|accounts) [^)]*\\)\\)\\. Each holds the lock the next one wants`,
+        `^deadlock: thread (${a?.id}|${b?.id}) \\((transfer|audit)\\) waits for thread (${a?.id}|${b?.id}) \\(mutex (ledger|accounts) [^)]*\\)\\), thread \\d+ \\((transfer|audit)\\) waits for thread \\d+ \\(mutex (ledger|accounts) [^)]*\\)\\)\\. Each holds the lock the next one wants`,
       ),
     );
     expect(r.text).toContain(threads.hint);

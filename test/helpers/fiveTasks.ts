@@ -37,6 +37,12 @@ export async function diagnoseFiveTasks(
   // glibc's debug info, is fiveTasks.test.ts's.)
   expect(deadlock.text).toMatch(new RegExp(`transfer .*deadlock\\.c:${lineOf('deadlock.c', '@transfer-waits')}`));
   expect(deadlock.text).toMatch(new RegExp(`audit .*deadlock\\.c:${lineOf('deadlock.c', '@audit-waits')}`));
+  const owners = threads.threads.filter((t: { waiting?: string }) => /held by thread/.test(t.waiting ?? ''));
+  if (owners.length > 0) {
+    // With glibc's debug info the circle is named, each thread by its own function.
+    expect(threads.hint).toMatch(/thread \d \(transfer\) waits for thread \d \(mutex (ledger|accounts)/);
+    expect(threads.hint).toMatch(/thread \d \(audit\) waits for thread \d \(mutex (ledger|accounts)/);
+  }
 
   const stdinCrash = await start({ program: fixture('stdin_echo'), stdin: 'one\ncrash\n' });
   expect(stdinCrash.text).toMatch(/hint: NULL pointer dereference in main at stdin_echo\.c:12/);

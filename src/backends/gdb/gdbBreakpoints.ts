@@ -20,6 +20,7 @@ import { DebuggerError } from '../../util/errors.js';
 import type { BreakpointChange, BreakpointSpec, CatchEvent, SetBreakpoint } from '../debuggerBackend.js';
 import type { GdbContext } from './gdbContext.js';
 import { explainBreakpointFailure } from './gdbErrors.js';
+import { prepareHardware } from './gdbHardwareChoice.js';
 import { gdbLocation } from './gdbLocation.js';
 import { narrowBreakpointResult, narrowBreakpointTable, narrowValue, narrowWatchNumber } from './gdbNarrow.js';
 
@@ -43,8 +44,11 @@ export async function insertBreakpoint(
   signal?: AbortSignal,
 ): Promise<SetBreakpoint> {
   try {
+    const choice = await prepareHardware(g, spec, signal);
     const breakpoint = await insert(g, spec, signal);
-    return { breakpoint, warnings: spec.kind === 'watchpoint' ? watchWarnings(breakpoint) : [] };
+    const warnings = choice.warnings(breakpoint.number);
+    if (spec.kind === 'watchpoint' && !choice.saysSoftware) warnings.push(...watchWarnings(breakpoint));
+    return { breakpoint, warnings };
   } catch (e) {
     throw explainBreakpointFailure(e);
   }

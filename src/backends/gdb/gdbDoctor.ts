@@ -1,12 +1,15 @@
-// The GDB backend's doctor lines: gdb itself, MI, the program terminal, inferior calls, GDB's
-// process record and attach. Every check runs the real tool; nothing is inferred from a version.
+// The GDB backend's doctor lines: gdb itself, MI, the program terminal, hardware watchpoints and
+// breakpoints and inferior calls (the machine probe), C++ pretty-printers, GDB's process record
+// and attach. Every check runs the real tool; nothing is inferred from a version.
 
 import { readFileSync } from 'node:fs';
 import { childEnvironment } from '../../process/childEnvironment.js';
 import { findOnPath } from '../../util/which.js';
 import type { DoctorCheck, DoctorOptions } from '../debuggerBackend.js';
 import { GdbBackend } from './gdbBackend.js';
+import { type HardwareVerdict, type MachineProbe, probeMachineOnce } from './gdbHardwareProbe.js';
 import { launcherDoctorCheck } from './gdbLaunch.js';
+import { defaultPrinterCacheDir, loadLibstdcxxPrinters, type PrettyPrinterState } from './gdbPrettyPrinters.js';
 import { gdbTargetChecks } from './gdbTargetDoctor.js';
 
 function readProc(path: string): string | undefined {
@@ -17,14 +20,13 @@ function readProc(path: string): string | undefined {
   }
 }
 
-/** A stopped /bin/true for a check: launched, stopped where `stopAt` says. */
-async function stoppedTrue(backend: GdbBackend, mode: 'entry' | '_exit'): Promise<void> {
+/** A /bin/true stopped at its first instruction, for a check. */
+async function stoppedTrue(backend: GdbBackend): Promise<void> {
   const program = findOnPath(['true'], '/usr/bin:/bin');
   if (!program) throw new Error('no /bin/true to test with');
   await backend.open({ kind: 'launch', program: { program, args: [] } });
-  if (mode === '_exit') await backend.insertBreakpoint({ kind: 'breakpoint', location: { function: '_exit' } });
   const stopped = nextStop(backend, 5000);
-  await backend.start(mode === 'entry' ? 'entry' : 'none');
+  await backend.start('entry');
   if ((await stopped) !== 'stopped') throw new Error('the program did not stop');
 }
 
@@ -46,7 +48,6 @@ async function gdbChecks(options: DoctorOptions & { gdbPath: string }): Promise<
     backend = await GdbBackend.launch({
       gdbPath: gdb,
       env: childEnvironment(process.env, options.passthroughEnv),
-      allowInferiorCalls: true,
     });
     checks.push({ name: 'gdb', ok: true, detail: `${backend.info.version} (${gdb})` });
     checks.push({
@@ -56,8 +57,12 @@ async function gdbChecks(options: DoctorOptions & { gdbPath: string }): Promise<
     });
     checks.push({ name: 'pty', ok: true, detail: 'programs get a terminal of their own' });
     checks.push(await launcherDoctorCheck());
-    checks.push(await inferiorCallCheck(backend));
-    checks.push(await recordCheck(gdb, options));
+    const [probe, printers, record] = await Promise.all([
+      probeMachineOnce({ gdbPath: options.gdbPath, env: childEnvironment(process.env, options.passthroughEnv) }),
+      printersCheck(backend),
+      recordCheck(gdb, options),
+    ]);
+    checks.push(...probeChecks(probe), printers, record);
   } catch (e) {
     checks.push({
       name: 'gdb',
@@ -71,31 +76,54 @@ async function gdbChecks(options: DoctorOptions & { gdbPath: string }): Promise<
   return checks;
 }
 
-/** Calls getpid() in a stopped /bin/true: some CPUs (AMX) make GDB 13 fail to restore registers. */
-async function inferiorCallCheck(backend: GdbBackend): Promise<DoctorCheck> {
-  const name = 'inferior calls';
-  try {
-    await stoppedTrue(backend, '_exit');
-    const value = await backend.evaluate('(int)getpid()', {});
-    return {
-      name,
-      ok: /^\d+$/.test(value),
-      detail: /^\d+$/.test(value)
-        ? 'possible (off unless --inferior-calls on)'
-        : `unexpected answer ${JSON.stringify(value)}`,
-    };
-  } catch (e) {
-    const message = (e as Error).message;
-    const why = /extended (register )?state/.test(message)
-      ? "this CPU's extended register state (e.g. AMX) cannot be written back by this gdb, so calling a function in the program fails"
-      : message;
-    return {
-      name,
-      ok: false,
-      detail: `not possible here: ${why}`,
-      fix: 'a newer gdb (14+) or another CPU; everything else works',
-    };
-  }
+/**
+ * The machine probe's lines (gdbHardwareProbe.ts, run once per server): hardware watchpoints and
+ * breakpoints, which some VMs accept and never fire, and calls into a program, which GDB 13
+ * cannot make on CPUs with AMX state.
+ */
+export function probeChecks(probe: MachineProbe): DoctorCheck[] {
+  const { hardware, calls } = probe;
+  const line = (name: string, verdict: HardwareVerdict, said: string | undefined, fallback: string): DoctorCheck => ({
+    name,
+    ok: verdict === 'work',
+    detail: verdict === 'unknown' ? `not known: ${hardware.detail}` : (said ?? hardware.detail),
+    ...(verdict === 'dead' ? { fix: fallback } : {}),
+  });
+  return [
+    line(
+      'hardware watchpoints',
+      hardware.watchpoints,
+      hardware.watchpointDetail,
+      'none needed: write watchpoints are set in software here (slower; read and access watchpoints are refused), as the answers say',
+    ),
+    line(
+      'hardware breakpoints',
+      hardware.breakpoints,
+      hardware.breakpointDetail,
+      'none needed: software breakpoints work; a breakpoint set with hardware=true may never stop the program here',
+    ),
+    {
+      name: 'inferior calls',
+      ok: calls.inferiorCalls === 'work',
+      detail:
+        calls.inferiorCalls === 'work'
+          ? `possible (off unless --inferior-calls on): ${calls.detail}`
+          : `${calls.inferiorCalls === 'broken' ? 'not possible here' : 'not known'}: ${calls.detail}`,
+      ...(calls.inferiorCalls === 'broken' ? { fix: 'a newer gdb (14+) or another CPU; everything else works' } : {}),
+    },
+  ];
+}
+
+/** Whether libstdc++'s pretty-printers load into this gdb (auto-load stays off), as sessions load them. */
+async function printersCheck(backend: GdbBackend): Promise<DoctorCheck> {
+  const status = await loadLibstdcxxPrinters((c) => backend.cliText(c), { cacheDir: defaultPrinterCacheDir() });
+  const fixes: Partial<Record<PrettyPrinterState, string>> = {
+    'not-found':
+      "install libstdc++'s printers (Debian/Ubuntu: the libstdc++6 package ships them in /usr/share/gcc/python)",
+    'no-python': 'a gdb built with Python',
+  };
+  const fix = fixes[status.state];
+  return { name: 'C++ values', ok: status.state === 'loaded', detail: status.detail, ...(fix ? { fix } : {}) };
 }
 
 /** The next stop, exit or death of a backend, or undefined after `ms`. */
@@ -121,7 +149,7 @@ async function recordCheck(gdb: string, options: DoctorOptions): Promise<DoctorC
   let backend: GdbBackend | undefined;
   try {
     backend = await GdbBackend.launch({ gdbPath: gdb, env: childEnvironment(process.env, options.passthroughEnv) });
-    await stoppedTrue(backend, 'entry');
+    await stoppedTrue(backend);
     await backend.startRecording();
     let stopped = nextStop(backend, 5000);
     await backend.resume('stepi', { count: 3 });

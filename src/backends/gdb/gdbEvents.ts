@@ -9,7 +9,9 @@ import { dataEvaluateExpression } from '../../protocols/mi/commands/data.js';
 import type { MiRecord, MiTuple } from '../../protocols/mi/miRecords.js';
 import { log } from '../../util/log.js';
 import type { BackendEvent } from '../debuggerBackend.js';
+import { SI_KERNEL } from '../runtime/faultAddress.js';
 import type { GdbContext } from './gdbContext.js';
+import { explainKernelStop } from './gdbKernelFault.js';
 import {
   isExitStop,
   narrowBreakpointResult,
@@ -148,7 +150,10 @@ async function enrichStop(g: GdbContext, results: MiTuple): Promise<BackendEvent
       // of every library (measured: 45-70 ms with libc's debug info; 0.5 ms for the whole value).
       // The field path stays as the fallback for print settings that hide the field.
       const whole = await dataEvaluateExpression(g.mi, { thread, expression: '$_siginfo' }, { timeoutMs: 2000 });
-      let m = /_sigfault = \{\s*si_addr = (0x[0-9a-fA-F]+)/.exec(narrowValue(whole.results));
+      const siginfo = narrowValue(whole.results);
+      const code = /\bsi_code = (-?\d+)/.exec(siginfo)?.[1];
+      if (code !== undefined) stop.signalCode = Number(code);
+      let m = /_sigfault = \{\s*si_addr = (0x[0-9a-fA-F]+)/.exec(siginfo);
       if (!m) {
         const r = await dataEvaluateExpression(
           g.mi,
@@ -157,7 +162,9 @@ async function enrichStop(g: GdbContext, results: MiTuple): Promise<BackendEvent
         );
         m = /(0x[0-9a-fA-F]+)/.exec(narrowValue(r.results));
       }
-      if (m?.[1]) stop.faultAddress = m[1];
+      // SI_KERNEL: si_addr is 0 whatever was accessed; the instruction tells the real address.
+      if (stop.signalCode === SI_KERNEL) await explainKernelStop(g, stop);
+      else if (m?.[1]) stop.faultAddress = m[1];
     } catch {
       // No siginfo (a core without it, a remote that does not send it): leave it out.
     }

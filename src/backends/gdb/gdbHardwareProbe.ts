@@ -39,6 +39,9 @@ export interface HardwareDebugProbe {
   breakpoints: HardwareVerdict;
   /** What was tried and seen, in plain words (for the doctor and the log). */
   detail: string;
+  /** The part of `detail` about watchpoints, and about breakpoints, when the probe got that far. */
+  watchpointDetail?: string;
+  breakpointDetail?: string;
   /** Wall time of the whole probe, gdb's start and exit included. */
   ms: number;
 }
@@ -259,7 +262,13 @@ async function probeWith(
       };
       const breakpoints: HardwareVerdict = breakFired ? 'work' : 'dead';
       const bp = `the ${mechanism} breakpoint at ${hex(plan.returnAddress)} ${breakFired ? 'fired' : 'never fired although that instruction ran'}`;
-      return { watchpoints, breakpoints, detail: `${words[watchpoints]}; ${bp}` };
+      return {
+        watchpoints,
+        breakpoints,
+        detail: `${words[watchpoints]}; ${bp}`,
+        watchpointDetail: words[watchpoints],
+        breakpointDetail: bp,
+      };
     } else {
       throw new Unknown(`an unexpected stop (${hit.signal?.name ?? hit.reason}) at ${hit.frame?.address ?? '?'}`);
     }

@@ -212,8 +212,9 @@ export async function stackPointer(
   return m ? BigInt(m[0]) : undefined;
 }
 
-/** `info symbol ADDR`: "ledger in section .bss" → "ledger". */
+/** `info symbol ADDR`: "ledger in section .bss" → "ledger"; a member, "savings + 16 in section .data" → "savings+16". */
 export async function symbolAt(g: GdbContext, address: bigint, signal?: AbortSignal): Promise<string | undefined> {
   const said = await g.cli(`info symbol 0x${address.toString(16)}`, { timeoutMs: 2000, captureConsole: true, signal });
-  return /^(\S+) in section /.exec(said.console.trim())?.[1];
+  const m = /^(\S+)(?: \+ (\d+))? in section /.exec(said.console.trim());
+  return m?.[1] === undefined ? undefined : m[2] === undefined ? m[1] : `${m[1]}+${m[2]}`;
 }

@@ -17,7 +17,14 @@ import { assertSingleLine } from '../../protocols/mi/miCommand.js';
 import { elfHasDebugInfo, readElf } from '../../util/elf.js';
 import { DebuggerError } from '../../util/errors.js';
 import type { DoctorCheck, LaunchSpec } from '../debuggerBackend.js';
+import { sanitizerEnvironment, sanitizersIn } from '../runtime/sanitizerBuild.js';
 import type { GdbContext } from './gdbContext.js';
+import {
+  defaultPrinterCacheDir,
+  libstdcxxPrintersOnce,
+  loadLibstdcxxPrinters,
+  programUsesLibstdcxx,
+} from './gdbPrettyPrinters.js';
 
 export interface LoadReport {
   warnings: string[];
@@ -43,6 +50,15 @@ export async function loadProgram(
   if (!hasDebugInfo) {
     warnings.push(`${spec.program} has no debug info: no source lines, locals or argument names (rebuild with -g)`);
   }
+  // C++: libstdc++'s printers, loaded explicitly (auto-load stays off), so std::string, vector,
+  // map show their values within the same bounds as everything else.
+  if (await programUsesLibstdcxx(spec.program).catch(() => false)) {
+    const printers = await loadLibstdcxxPrinters((c) => g.cli(c, { signal }), {
+      printers: libstdcxxPrintersOnce(),
+      cacheDir: defaultPrinterCacheDir(),
+    });
+    if (printers.state !== 'loaded') warnings.push(printers.detail);
+  }
   await setArguments(g, spec.program, spec.args, options.throughStub === true, signal);
   if (spec.cwd !== undefined) {
     assertSingleLine(spec.cwd, 'cwd');
@@ -50,7 +66,12 @@ export async function loadProgram(
   }
   // SHELL was set for GDB's own use; the program should not inherit it.
   await g.cli('unset environment SHELL', { signal });
-  for (const [name, value] of Object.entries(spec.env ?? {})) {
+  // A sanitized program stops alive at its report (abort_on_error), without LeakSanitizer, which
+  // cannot run under ptrace; the user's own options (env, or passed through) are merged, never overridden.
+  const sanitizers = await sanitizersIn(spec.program).catch(() => []);
+  const tuned = sanitizers.length > 0 ? sanitizerEnvironment(spec.env, g.options.env, sanitizers) : undefined;
+  if (tuned) warnings.push(...tuned.notes);
+  for (const [name, value] of Object.entries({ ...spec.env, ...tuned?.additions })) {
     if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
       throw new DebuggerError('invalid_argument', `environment variable name ${JSON.stringify(name)} is not valid`);
     }

@@ -129,6 +129,14 @@ export function findLibstdcxxPrinters(options: FindPrintersOptions = {}): Libstd
   return undefined;
 }
 
+let found: LibstdcxxPrinters | null | undefined;
+
+/** findLibstdcxxPrinters once per server (null: none here); it reads directories, sessions need not. */
+export function libstdcxxPrintersOnce(): LibstdcxxPrinters | null {
+  if (found === undefined) found = findLibstdcxxPrinters() ?? null;
+  return found;
+}
+
 /** Where compiled printer bytecode is kept between runs: $XDG_CACHE_HOME or ~/.cache. */
 export function defaultPrinterCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const base = env['XDG_CACHE_HOME'] || join(homedir(), '.cache');

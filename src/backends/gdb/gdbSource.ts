@@ -2,6 +2,7 @@
 // file lies under the workspace roots, when roots are set), else through GDB's `list`.
 
 import { realpath } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
 import type { Frame, SourceLine } from '../../model/model.js';
 import { assertSingleLine } from '../../protocols/mi/miCommand.js';
 import { DebuggerError } from '../../util/errors.js';
@@ -16,6 +17,27 @@ export function noteSources(state: GdbState, frames: readonly Frame[]): void {
     if (state.sourceFiles.size >= 4096) state.sourceFiles.clear();
     state.sourceFiles.add(f.fullname);
   }
+}
+
+/**
+ * The real path of `file` when it lies under one of `roots`. A relative name ("loop.c", as a
+ * person writes it, or as the debug info has it) is looked for where it can mean something: the
+ * files GDB resolved for frames that end with it, then each root joined with it. It is never
+ * resolved against the server's own working directory, which is no root of anyone's.
+ */
+async function confinedPath(state: GdbState, roots: readonly string[], file: string): Promise<string | undefined> {
+  const under = async (path: string): Promise<string | undefined> => {
+    const real = await realpath(path).catch(() => undefined);
+    return real !== undefined && roots.some((r) => isUnder(r, real)) ? real : undefined;
+  };
+  if (isAbsolute(file)) return under(file);
+  const suffix = `/${file.replace(/^\.\//, '')}`;
+  const named = [...state.sourceFiles].filter((f) => f.endsWith(suffix));
+  for (const candidate of [...named, ...roots.map((r) => join(r, file))]) {
+    const real = await under(candidate);
+    if (real !== undefined) return real;
+  }
+  return undefined;
 }
 
 export async function sourceLines(
@@ -35,8 +57,8 @@ export async function sourceLines(
   if (roots !== undefined) {
     // Confined: only files that really lie under the workspace roots are quoted. A crafted
     // program's debug info may name any file on the machine (a key, a token file).
-    const real = await realpath(file).catch(() => undefined);
-    if (real === undefined || !roots.some((r) => isUnder(r, real))) {
+    const real = await confinedPath(g.state, roots, file);
+    if (real === undefined) {
       throw new DebuggerError(
         'invalid_argument',
         `source of ${file} is not shown: it is not a file under the workspace roots (${roots.join(', ')}); start the server with --root to include it`,

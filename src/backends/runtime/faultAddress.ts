@@ -177,6 +177,20 @@ export function decodeMemoryOperand(
   return arch === 'x86-64' ? decodeX86(instructionText, registers) : decodeAarch64(instructionText, registers);
 }
 
+/**
+ * The registers the memory operand of an instruction reads, by the full names a register list
+ * has (eax → rax, w1 → x1, an fs: override → fs_base): what to fetch before explaining a fault.
+ */
+export function operandRegisters(instructionText: string): string[] {
+  const operand = decodeMemoryOperand(instructionText, {});
+  if (!operand) return [];
+  const wide = (name: string): string =>
+    X86_32.get(name) ?? (/^r\d+d$/.test(name) ? name.slice(0, -1) : /^w\d+$/.test(name) ? `x${name.slice(1)}` : name);
+  const names = [operand.base, operand.index].filter((n): n is string => n !== undefined && n !== 'rip').map(wide);
+  if (operand.segment === 'fs' || operand.segment === 'gs') names.push(`${operand.segment}_base`);
+  return [...new Set(names.filter((n) => n !== 'xzr' && n !== 'wzr'))];
+}
+
 /** x86-64 with 4-level paging (48-bit) or 5-level (57-bit): the top bits all copy the last used one. */
 export function isCanonicalAddress(address: bigint, bits: 48 | 57 = 48): boolean {
   const top = (address & MASK64) >> BigInt(bits - 1);

@@ -4,16 +4,20 @@
 // target only through values, registers and memory, so GDB and LLDB answer alike.
 
 import type { Frame } from '../../model/model.js';
-import type { TargetReader, TargetRuntime } from '../debuggerBackend.js';
+import type { RuntimeReport, TargetReader, TargetRuntime } from '../debuggerBackend.js';
+import { isSanitizerRuntimeFrame, parseSanitizerReports } from './sanitizerReport.js';
 
 /** System headers, glibc's own sources and its build paths, as debug info names them. */
 const SYSTEM_SOURCE = /^(\/usr\/(include|lib|src)\/|\.\.\/sysdeps\/|\.\/|.*\/glibc[^/]*\/)/;
 
-/** A frame of the user's own code: it has source, and the source is not a system header or libc. */
+/**
+ * A frame of the user's own code: it has source, and the source is not a system header, libc, or
+ * a sanitizer's runtime (whose debug info names `../../../../src/libsanitizer/…`, under no root).
+ */
 export function isUserFrame(f: Frame): boolean {
   if (f.line === undefined || (f.file === undefined && f.fullname === undefined)) return false;
   const path = f.fullname ?? f.file ?? '';
-  return !SYSTEM_SOURCE.test(path) && !SYSTEM_SOURCE.test(f.file ?? '');
+  return !SYSTEM_SOURCE.test(path) && !SYSTEM_SOURCE.test(f.file ?? '') && !isSanitizerRuntimeFrame(f);
 }
 
 const WAITS: [RegExp, string][] = [
@@ -24,8 +28,16 @@ const WAITS: [RegExp, string][] = [
   [/pthread_barrier_wait/, 'barrier'],
   [/sem_(timed|clock)?wait/, 'semaphore'],
   [/nanosleep|clock_nanosleep|^sleep$|usleep/, 'sleep'],
-  [/^(__libc_)?(read|recv|recvfrom|recvmsg|accept4?)$|_IO_file_underflow|__GI___libc_read/, 'io (read)'],
-  [/^(__libc_)?(write|send|sendto|sendmsg)$/, 'io (write)'],
+  // Names with and without libc's debug info: `read` / `__GI___libc_read`, and stdio's own layers
+  // (printf → _IO_new_file_xsputn → _IO_new_do_write → new_do_write → _IO_new_file_write → write).
+  [
+    /^(__libc_|__GI___libc_|__GI___)?(read|readv|pread64|recv|recvfrom|recvmsg|accept4?)$|_IO_(new_)?file_underflow/,
+    'io (read)',
+  ],
+  [
+    /^(__libc_|__GI___libc_|__GI___)?(write|writev|pwrite64|send|sendto|sendmsg)$|_IO_(new_)?file_write|^new_do_write$|^_IO_(new_)?do_write$/,
+    'io (write)',
+  ],
   [/poll|epoll_wait|select/, 'io (poll)'],
   [/futex_wait|__futex_abstimed_wait/, 'futex'],
   [/waitpid|wait4/, 'child process'],
@@ -155,11 +167,31 @@ export async function glibcLockOwner(
   }
 }
 
+/** The last sanitizer report in `output`: the one a halting sanitizer ends the program with. */
+export function sanitizerRuntimeReport(output: string): RuntimeReport | undefined {
+  const r = parseSanitizerReports(output).at(-1);
+  if (!r) return undefined;
+  const where = r.firstUserFrame;
+  return {
+    tool: r.sanitizer,
+    kind: r.kind,
+    errorLine: r.errorLine,
+    ...(r.summaryLine ? { summaryLine: r.summaryLine } : {}),
+    ...(r.access ? { access: r.access } : {}),
+    ...(where
+      ? { location: { ...(where.function ? { function: where.function } : {}), file: where.file, line: where.line } }
+      : {}),
+    hint: r.hint,
+    ...(r.pid !== undefined ? { pid: r.pid } : {}),
+  };
+}
+
 export const glibcRuntime: TargetRuntime = {
   name: 'glibc',
   isSystemFrame: (f) => !isUserFrame(f),
   classifyWait,
   abortMessageInOutput,
+  runtimeReport: sanitizerRuntimeReport,
   abortMessage: glibcAbortMessage,
   lockOwner: glibcLockOwner,
 };

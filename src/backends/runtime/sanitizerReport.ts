@@ -46,6 +46,8 @@ export interface SanitizerReport {
   frames: ReportFrame[];
   /** One sentence for a hint: what happened, where; for LSan under ptrace, what to do instead. */
   hint: string;
+  /** The process that printed it, from the `==PID==` prefix (UBSan's lines have none). */
+  pid?: number;
 }
 
 const MAX_FRAMES = 32;
@@ -163,7 +165,14 @@ function describe(report: Omit<SanitizerReport, 'hint'>, message: string): strin
   const access = a
     ? ` (${a.op} of ${a.size === undefined ? '' : `${a.size} byte${a.size === 1 ? '' : 's'} `}at ${a.address})`
     : '';
-  const what = report.sanitizer === 'UndefinedBehaviorSanitizer' ? `${report.kind}: ${clip(message)}` : report.kind;
+  // UBSan's message usually starts with its kind in words ("signed integer overflow: …"): once is enough.
+  const saysKind = message.toLowerCase().startsWith(report.kind.replace(/-/g, ' '));
+  const what =
+    report.sanitizer === 'UndefinedBehaviorSanitizer'
+      ? saysKind
+        ? clip(message)
+        : `${report.kind}: ${clip(message)}`
+      : report.kind;
   return `${report.sanitizer} reported ${what}${access}${where(report.firstUserFrame)}`;
 }
 
@@ -200,12 +209,14 @@ export function parseSanitizerReports(text: string): SanitizerReport[] {
     const ubsan = header ? undefined : UBSAN_ERROR.exec(line);
     const ptrace = header || ubsan ? undefined : LSAN_PTRACE.test(line);
     if (!header && !ubsan && !ptrace) continue;
+    const pid = /^==(\d+)==/.exec(line)?.[1];
     if (ptrace) {
       const partial = {
         sanitizer: 'LeakSanitizer' as const,
         kind: 'unavailable-under-ptrace',
         errorLine: clip(line),
         frames: [],
+        ...(pid ? { pid: Number(pid) } : {}),
       };
       reports.push({ ...partial, hint: describe(partial, '') });
       // Its two HINT lines belong to the same report.
@@ -277,6 +288,7 @@ export function parseSanitizerReports(text: string): SanitizerReport[] {
       ...(access ? { access } : {}),
       ...(firstUserFrame ? { firstUserFrame } : {}),
       frames,
+      ...(pid ? { pid: Number(pid) } : {}),
     };
     reports.push({ ...partial, hint: describe(partial, message) });
     i = Math.max(i, end - 1);

@@ -42,7 +42,19 @@ export const foldedFramesShape = z.object({
   functions: z.array(z.string()),
 });
 
-export const stackEntryShape = z.union([frameShape, foldedFramesShape]);
+export const repeatedFramesShape = z.object({
+  repeated: z.number().describe('How many frames of this one call (recursion) this one line stands for.'),
+  levels: z.string().describe('Their levels, "1-11".'),
+  function: z.string().optional().describe('Absent when the debugger knows no symbol for the pc.'),
+  file: z.string().optional(),
+  line: z.number().optional(),
+  args: z
+    .array(argumentShape)
+    .optional()
+    .describe('The outermost frame’s arguments (where the recursion was entered); absent when not asked for.'),
+});
+
+export const stackEntryShape = z.union([frameShape, foldedFramesShape, repeatedFramesShape]);
 
 export const sourceLineShape = z.object({ line: z.number(), text: z.string() });
 export const sourceWindowShape = z.object({
@@ -74,7 +86,19 @@ export const stopShape = z.object({
   raw_reason: z.string().optional().describe("The debugger's own word, when it is not one we know."),
   signal: z.string().optional().describe('Absent when no signal caused the stop.'),
   signal_meaning: z.string().optional(),
-  fault_address: hex.optional().describe('SIGSEGV/SIGBUS/SIGFPE/SIGILL: absent when the kernel gave none.'),
+  fault_address: hex
+    .optional()
+    .describe(
+      'SIGSEGV/SIGBUS/SIGFPE/SIGILL: absent when the kernel gave none. With signal_code 128 (SI_KERNEL), the address the faulting instruction accessed, decoded from it (the kernel reports 0).',
+    ),
+  signal_code: z
+    .number()
+    .optional()
+    .describe("The kernel's si_code (128 SI_KERNEL: a general-protection fault, no address); absent when not read."),
+  fault_note: z
+    .string()
+    .optional()
+    .describe('For a fault the kernel gave no address for: the bad pointer, its register and any fill pattern it is.'),
   thread: z.number().optional(),
   frame: frameShape.optional(),
   breakpoint: z.string().optional().describe('The breakpoint, watchpoint or catchpoint that stopped it.'),
@@ -175,11 +199,44 @@ export const stopViewShape = z.object({
   source: sourceWindowShape.optional().describe('Absent for a stop outside the user’s own code.'),
 });
 
+export const runtimeReportShape = z.object({
+  tool: z.string().describe('The checker: AddressSanitizer, UndefinedBehaviorSanitizer, LeakSanitizer, …'),
+  kind: z
+    .string()
+    .describe(
+      'heap-use-after-free, stack-buffer-overflow, signed-integer-overflow, …; unavailable-under-ptrace when LeakSanitizer could not run under the debugger.',
+    ),
+  error_line: z
+    .string()
+    .describe('The line that opens the report (==PID==ERROR: …, or file:line:col: runtime error: …).'),
+  summary_line: z.string().optional().describe('Its SUMMARY line; absent when it printed none.'),
+  access: z
+    .object({ op: z.enum(['READ', 'WRITE']), size: z.number().optional(), address: hex })
+    .optional()
+    .describe('The bad access; absent for reports about no access (a double free, an overflow).'),
+  location: z
+    .object({ function: z.string().optional(), file: z.string(), line: z.number() })
+    .optional()
+    .describe('The first place of the report’s stack in the program’s own code; absent when it names none.'),
+});
+
 export const crashViewShape = z.object({
   signal: z.string().optional(),
   signal_meaning: z.string().optional(),
-  fault_address: hex.optional(),
-  hint: z.string().describe('The plain-words reading: NULL dereference, stack overflow, abort message, …'),
+  fault_address: hex
+    .optional()
+    .describe('Absent when the kernel gave none; for signal_code 128, decoded from the faulting instruction.'),
+  signal_code: z.number().optional().describe("The kernel's si_code; absent when not read."),
+  fault_note: z
+    .string()
+    .optional()
+    .describe('For a fault the kernel gave no address for (SI_KERNEL): the bad pointer and what its value is.'),
+  hint: z
+    .string()
+    .describe('The plain-words reading: NULL dereference, stack overflow, a sanitizer’s report, abort message, …'),
+  report: runtimeReportShape
+    .optional()
+    .describe('A sanitizer’s report the program printed before it aborted; absent when there was none.'),
   thread: z.number().optional(),
   pid: z.number().optional(),
   stack: z.array(stackEntryShape),
@@ -287,6 +344,7 @@ export type VariableWire = z.infer<typeof variableShape>;
 export type ArgumentWire = z.infer<typeof argumentShape>;
 export type FrameWire = z.infer<typeof frameShape>;
 export type StackEntryWire = z.infer<typeof stackEntryShape>;
+export type RuntimeReportWire = z.infer<typeof runtimeReportShape>;
 export type InstructionWire = z.infer<typeof instructionShape>;
 export type StopWire = z.infer<typeof stopShape>;
 export type ExitWire = z.infer<typeof exitShape>;
@@ -306,6 +364,7 @@ variableShape.register(z.globalRegistry, { id: 'Variable' });
 argumentShape.register(z.globalRegistry, { id: 'Argument' });
 frameShape.register(z.globalRegistry, { id: 'Frame' });
 foldedFramesShape.register(z.globalRegistry, { id: 'FoldedFrames' });
+repeatedFramesShape.register(z.globalRegistry, { id: 'RepeatedFrames' });
 stackEntryShape.register(z.globalRegistry, { id: 'StackEntry' });
 sourceWindowShape.register(z.globalRegistry, { id: 'SourceWindow' });
 instructionShape.register(z.globalRegistry, { id: 'Instruction' });
@@ -320,6 +379,7 @@ registerShape.register(z.globalRegistry, { id: 'Register' });
 frameVariablesShape.register(z.globalRegistry, { id: 'FrameVariables' });
 threadShape.register(z.globalRegistry, { id: 'Thread' });
 stopViewShape.register(z.globalRegistry, { id: 'StopView' });
+runtimeReportShape.register(z.globalRegistry, { id: 'RuntimeReport' });
 crashViewShape.register(z.globalRegistry, { id: 'CrashView' });
 stackViewShape.register(z.globalRegistry, { id: 'StackView' });
 threadsViewShape.register(z.globalRegistry, { id: 'ThreadsView' });

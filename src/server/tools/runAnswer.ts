@@ -4,11 +4,11 @@
 import * as z from 'zod/v4';
 import { automaticViews, type ViewRequest } from '../../session/evidence.js';
 import type { RunOutcome, Session } from '../../session/session.js';
-import { outcomeShape, outputChunkShape, viewsShape } from '../answers/shapes.js';
+import { outcomeShape, outputChunkShape, runtimeReportShape, viewsShape } from '../answers/shapes.js';
 import type { ToolContext } from '../defineTool.js';
-import { printableLines, quotedLines, renderExit, renderOutcome, renderView } from '../render.js';
+import { printable, quotedLines, renderExit, renderOutcome, renderView } from '../render.js';
 import type { INSPECT_CHOICES } from '../schemas.js';
-import { compact, outcomeWire, outputWire, viewsWire } from '../wire.js';
+import { compact, outcomeWire, outputWire, runtimeReportWire, viewsWire } from '../wire.js';
 
 export type InspectChoice = (typeof INSPECT_CHOICES)[number];
 
@@ -20,6 +20,11 @@ export const runOutputFields = {
   output: outputChunkShape.optional().describe('What the program printed during the run; absent when nothing.'),
   output_cursor: z.number().optional().describe('Where the program output ends, when none is quoted here.'),
   never_hit: z.array(z.string()).optional().describe('At exit: breakpoints that were never hit.'),
+  hint: z
+    .string()
+    .optional()
+    .describe('At exit: what a sanitizer reported before it, or why it could not run; absent when none did.'),
+  report: runtimeReportShape.optional().describe('At exit: the sanitizer report behind `hint`.'),
 };
 
 export type RunAnswerData = z.infer<z.ZodObject<typeof runOutputFields>>;
@@ -81,9 +86,23 @@ export function runProgress(ctx: ToolContext): (elapsedMs: number) => void {
   return (ms) => ctx.progress(ms, `running for ${Math.round(ms / 1000)} s`);
 }
 
-/** The program's output as quoted lines under a heading (at most the last 12). */
-export function programOutputLines(text: string, heading: string): string[] {
-  return [heading, ...quotedLines(text.trimEnd()).slice(-12)];
+/** Lines of program output an answer's text quotes at most (the data has all of it). */
+export const OUTPUT_LINES_SHOWN = 12;
+
+/**
+ * The program's output as quoted lines under a heading, at most the last OUTPUT_LINES_SHOWN;
+ * when lines are left out (or `cut`: the text is itself the tail of more), the heading says how
+ * many lines it shows: "program output (last 12 lines):".
+ */
+export function programOutputLines(text: string, heading: string, cut = false): string[] {
+  const head = heading.replace(/:$/, '');
+  const lines = quotedLines(text.trimEnd());
+  const shown = lines.slice(-OUTPUT_LINES_SHOWN);
+  const title =
+    cut || shown.length < lines.length
+      ? `${head} (last ${shown.length} line${shown.length === 1 ? '' : 's'}):`
+      : `${head}:`;
+  return [title, ...shown];
 }
 
 export async function runAnswer(
@@ -123,16 +142,21 @@ export async function runAnswer(
   const data: RunAnswerData = { outcome: outcomeWire(outcome) };
   if (Object.keys(views).length > 0) data.views = views;
   if (failures) data.failures = failures;
+  // An exit says only a code: a sanitizer's report before it says what happened (or, for
+  // LeakSanitizer under ptrace, what to do instead). Said right after the exit line.
+  const report = outcome.kind === 'exited' ? session.reportSince(options.outputCursor) : undefined;
+  if (report) {
+    data.hint = report.hint;
+    data.report = runtimeReportWire(report);
+    lines.push(`hint: ${printable(report.hint)}`);
+  }
   // The crash view quotes the output itself; otherwise show what the program printed during the run.
   const crashQuoted = gathered.some((g) => g.outcome.data?.view === 'crash' && g.outcome.data.outputTail);
   const printed = crashQuoted ? undefined : session.outputSince(options.outputCursor);
   if (printed) {
     const output = outputWire(printed, options.outputCursor);
     data.output = output;
-    const shown = printableLines(output.text.trimEnd());
-    lines.push(
-      ...programOutputLines(output.text, `program output${output.skipped ? ` (last ${shown.length} lines)` : ''}:`),
-    );
+    lines.push(...programOutputLines(output.text, 'program output', output.skipped !== undefined));
   } else if (session.outputEnd !== undefined) {
     data.output_cursor = session.outputEnd;
   }

@@ -2,6 +2,7 @@
 // plain-words hint, the stack with the user's frames standing out, their locals, the source line,
 // the faulting instruction, and what the program printed last.
 
+import type { RuntimeReport } from '../../backends/debuggerBackend.js';
 import type { Frame, StopEvent } from '../../model/model.js';
 import { LIMITS } from '../limits.js';
 import type { SessionSnapshot } from '../sessionState.js';
@@ -9,6 +10,17 @@ import { boundFrameArgs, boundVariables, foldFrames, sourceAround, userFrameTest
 import { describeFrame } from './stopSummary.js';
 import { attempt, type ViewContext } from './viewContext.js';
 import type { CrashViewData, FrameVariables } from './viewTypes.js';
+
+/**
+ * How much of the program's output is read for a sanitizer's report: an ASan report runs to
+ * ~40 lines (3-4 KB) with its shadow-byte legend, and a program may print more before it.
+ */
+export const REPORT_SCAN_BYTES = 64 * 1024;
+/**
+ * When the crash view's frames are all the runtime's (an abort deep in a sanitizer, libc's
+ * helpers), frames are read on to the program's own code, up to this level.
+ */
+const USER_FRAME_SEARCH = 64;
 
 function hex(n: bigint): string {
   return `0x${n.toString(16)}`;
@@ -35,6 +47,10 @@ export interface CrashFacts {
   depth: number | undefined;
   /** The abort's message (from the output, or kept in memory by the runtime), if any. */
   abortMessage: string | undefined;
+  /** A sanitizer's report the program printed before the abort. */
+  report?: RuntimeReport | undefined;
+  /** The backend's reading of a fault the kernel gave no address for (the bad pointer). */
+  faultNote?: string | undefined;
   /** Where it happened, in words: "store at crash.c:13". */
   where: string;
 }
@@ -45,6 +61,8 @@ export function crashHint(f: CrashFacts): string {
   switch (f.signal) {
     case 'SIGSEGV':
     case 'SIGBUS': {
+      // The kernel gave no address (a general-protection fault): the backend read the pointer.
+      if (f.faultNote) return `invalid memory access in ${where}: ${f.faultNote}`;
       if (fault !== undefined && fault < 0x10000n) {
         return fault === 0n
           ? `NULL pointer dereference in ${where}`
@@ -64,6 +82,7 @@ export function crashHint(f: CrashFacts): string {
       return `invalid memory access${fault !== undefined ? ` at ${hex(fault)}` : ''} in ${where}: a wild or dangling pointer, an out-of-bounds index, or a write to read-only memory`;
     }
     case 'SIGABRT':
+      if (f.report) return f.report.hint;
       return f.abortMessage
         ? `abort: ${f.abortMessage}`
         : `abort() called (in ${where}): no message in the program's output`;
@@ -91,15 +110,44 @@ export function outputTail(ctx: ViewContext, bytes: number): string | undefined 
   return text.length > 0 ? text : undefined;
 }
 
+/** Bytes at the end of the output where a report without a pid must stand to be this abort's. */
+const RECENT_BYTES = 4096;
+
+/**
+ * A report is this abort's when the process that printed it is the one stopped (its ==PID==), or,
+ * for a report that names no process (UBSan's), when it is among the last lines printed: a
+ * restarted program's output still holds the reports of its earlier runs.
+ */
+export function currentReport(ctx: ViewContext, report: RuntimeReport | undefined): RuntimeReport | undefined {
+  if (!report) return undefined;
+  if (report.pid !== undefined) {
+    const live = [...ctx.snapshot.inferiors.values()];
+    return live.length === 0 || live.includes(report.pid) ? report : undefined;
+  }
+  return (outputTail(ctx, RECENT_BYTES) ?? '').includes(report.errorLine) ? report : undefined;
+}
+
 export async function crashView(ctx: ViewContext): Promise<CrashViewData> {
   const stop = currentStop(ctx.snapshot);
   const threadId = stop?.threadId;
   const depth = LIMITS.crashStackDepth;
   const isUser = userFrameTest(ctx);
-  const frames: Frame[] =
+  let frames: Frame[] =
     (await attempt(ctx, 'backtrace', () =>
       ctx.backend.stack({ threadId, from: 0, to: depth - 1, withArgs: true }, ctx.signal),
     )) ?? (stop?.frame ? [stop.frame] : []);
+  // Deep in the runtime (a sanitizer's abort is 8-9 frames down, libc's helpers more): read on to
+  // the program's own code, which is what explains the crash.
+  if (frames.length >= depth && !frames.some(isUser)) {
+    const deeper = await attempt(ctx, 'backtrace', () =>
+      ctx.backend.stack({ threadId, from: depth, to: USER_FRAME_SEARCH - 1, withArgs: true }, ctx.signal),
+    );
+    if (deeper) {
+      const firstUser = deeper.findIndex(isUser);
+      // Down to the first frame of the program's, and the one that called it.
+      frames = [...frames, ...deeper.slice(0, firstUser < 0 ? deeper.length : firstUser + 2)];
+    }
+  }
   let total: number | undefined;
   if (frames.length >= depth) {
     total = await attempt(ctx, 'stack depth', () =>
@@ -127,10 +175,16 @@ export async function crashView(ctx: ViewContext): Promise<CrashViewData> {
   }
   const tail = outputTail(ctx, LIMITS.outputTailBytes);
   const runtime = backend.runtime;
+  // A sanitizer built with abort_on_error prints its report, then aborts: the report says what
+  // happened (the abort itself says nothing).
+  const report =
+    signal?.name === 'SIGABRT'
+      ? currentReport(ctx, runtime.runtimeReport?.(outputTail(ctx, REPORT_SCAN_BYTES) ?? ''))
+      : undefined;
   // No message in the output (a core, or a program whose stderr went elsewhere): the runtime
   // keeps the assert text it printed (glibc: __abort_msg).
-  let abortMessage = signal?.name === 'SIGABRT' ? runtime.abortMessageInOutput(tail ?? '') : undefined;
-  if (signal?.name === 'SIGABRT' && abortMessage === undefined) {
+  let abortMessage = signal?.name === 'SIGABRT' && !report ? runtime.abortMessageInOutput(tail ?? '') : undefined;
+  if (signal?.name === 'SIGABRT' && !report && abortMessage === undefined) {
     const kept = await runtime.abortMessage(backend, threadId, ctx.signal);
     if (kept !== undefined) abortMessage = runtime.abortMessageInOutput(kept);
   }
@@ -143,6 +197,8 @@ export async function crashView(ctx: ViewContext): Promise<CrashViewData> {
       sp,
       depth: total ?? (frames.length >= depth ? frames.length : undefined),
       abortMessage,
+      report,
+      faultNote: stop?.faultNote,
       where,
     }),
     stack: foldFrames(boundFrameArgs(frames), isUser),
@@ -150,6 +206,9 @@ export async function crashView(ctx: ViewContext): Promise<CrashViewData> {
   };
   if (signal) data.signal = signal;
   if (stop?.faultAddress) data.faultAddress = stop.faultAddress;
+  if (stop?.signalCode !== undefined) data.signalCode = stop.signalCode;
+  if (stop?.faultNote) data.faultNote = stop.faultNote;
+  if (report) data.report = report;
   if (threadId !== undefined) data.threadId = threadId;
   if (stop?.pid !== undefined) data.pid = stop.pid;
   if (total !== undefined && total > frames.length) data.depth = total;

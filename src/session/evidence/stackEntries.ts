@@ -4,7 +4,7 @@
 import type { Frame, Variable } from '../../model/model.js';
 import { cut, LIMITS } from '../limits.js';
 import { attempt, type ViewContext } from './viewContext.js';
-import type { FoldedFrames, SourceWindow, StackEntry } from './viewTypes.js';
+import type { FoldedFrames, RepeatedFrames, SourceWindow, StackEntry } from './viewTypes.js';
 
 function libraryName(path: string | undefined): string | undefined {
   if (!path) return undefined;
@@ -12,7 +12,41 @@ function libraryName(path: string | undefined): string | undefined {
   return slash >= 0 ? path.slice(slash + 1) : path;
 }
 
-/** Folds runs of two or more frames that are not the user's into one entry. */
+/** Runs this long of one function at one line fold into one line with a count (recursion). */
+export const RECURSION_RUN = 3;
+
+function sameCall(a: Frame, b: Frame): boolean {
+  return (
+    a.function !== undefined &&
+    a.function === b.function &&
+    a.line === b.line &&
+    (a.fullname ?? a.file) === (b.fullname ?? b.file) &&
+    a.library === b.library
+  );
+}
+
+/** Folds runs of RECURSION_RUN or more frames of one function at one line into one entry each. */
+export function foldRecursion(frames: readonly Frame[]): (Frame | RepeatedFrames)[] {
+  const out: (Frame | RepeatedFrames)[] = [];
+  for (let i = 0; i < frames.length; ) {
+    const first = frames[i] as Frame;
+    let j = i + 1;
+    while (j < frames.length && sameCall(first, frames[j] as Frame)) j++;
+    if (j - i >= RECURSION_RUN) {
+      const last = frames[j - 1] as Frame;
+      out.push({ repeated: j - i, fromLevel: first.level, toLevel: last.level, frame: last });
+    } else {
+      out.push(...frames.slice(i, j));
+    }
+    i = j;
+  }
+  return out;
+}
+
+/**
+ * Folds runs of two or more frames that are not the user's into one entry, and runs of the same
+ * user call (recursion) into one entry with a count.
+ */
 export function foldFrames(frames: readonly Frame[], isUserFrame: (f: Frame) => boolean): StackEntry[] {
   const out: StackEntry[] = [];
   let run: Frame[] = [];
@@ -37,15 +71,19 @@ export function foldFrames(frames: readonly Frame[], isUserFrame: (f: Frame) => 
     }
     run = [];
   };
+  let user: Frame[] = [];
   for (const f of frames) {
     if (isUserFrame(f)) {
       flush();
-      out.push(f);
+      user.push(f);
     } else {
+      out.push(...foldRecursion(user));
+      user = [];
       run.push(f);
     }
   }
   flush();
+  out.push(...foldRecursion(user));
   return out;
 }
 

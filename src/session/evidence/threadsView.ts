@@ -1,7 +1,7 @@
 // The threads view: every thread with a short stack, what each waits for, who holds the mutex a
 // blocked thread wants, and — when the waits close a circle — the deadlock said plainly.
 
-import type { Thread } from '../../model/model.js';
+import type { Frame, Thread } from '../../model/model.js';
 import { LIMITS } from '../limits.js';
 import { boundFrameArgs, boundVariables, foldFrames, userFrameTest } from './stackEntries.js';
 import { attempt, type ViewContext } from './viewContext.js';
@@ -10,6 +10,23 @@ import type { ThreadEntry, ThreadsViewData, ViewRequest } from './viewTypes.js';
 interface LockWait {
   mutex: string;
   ownerOsThread: number;
+}
+
+/**
+ * Frames read per stopped thread, so that its stack reaches the thread's own start function (or
+ * main): a thread blocked in a lock or in printf is 4-9 runtime frames deep before its own code,
+ * and the function it was started with is what tells two threads apart.
+ */
+const THREAD_FRAMES = 32;
+
+/** The program's own functions on a stack, outermost first: "pay_rent → move_funds". */
+export function userCallChain(frames: readonly Frame[], isUser: (f: Frame) => boolean): string | undefined {
+  const names: string[] = [];
+  for (const f of frames) {
+    if (!isUser(f) || f.function === undefined) continue;
+    if (names[0] !== f.function) names.unshift(f.function);
+  }
+  return names.length > 0 ? names.join(' → ') : undefined;
 }
 
 export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<ThreadsViewData | undefined> {
@@ -23,6 +40,7 @@ export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<T
   const threads: ThreadEntry[] = [];
   const waits = new Map<string, number[]>();
   const lockWaits = new Map<number, LockWait>();
+  const chains = new Map<number, string>();
   const several = ctx.snapshot.inferiors.size > 1;
   for (const t of page) {
     const entry: ThreadEntry = { ...t };
@@ -30,7 +48,10 @@ export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<T
     if (pid !== undefined) entry.pid = pid;
     if (t.state === 'stopped') {
       const frames = await attempt(ctx, `stack of thread ${t.id}`, () =>
-        ctx.backend.stack({ threadId: t.id, from: 0, to: Math.max(depth, 12) - 1, withArgs: true }, ctx.signal),
+        ctx.backend.stack(
+          { threadId: t.id, from: 0, to: Math.max(depth, THREAD_FRAMES) - 1, withArgs: true },
+          ctx.signal,
+        ),
       );
       if (frames) {
         const waiting = runtime.classifyWait(frames);
@@ -42,10 +63,14 @@ export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<T
           const lock = await runtime.lockOwner(ctx.backend, t.id, frames, ctx.signal);
           if (lock) lockWaits.set(t.id, lock);
         }
-        // A blocked thread's own code is what explains it: show down to its first user frame
-        // even when that is deeper than the page of frames asked for.
-        const firstUser = frames.findIndex(isUser);
-        entry.stack = foldFrames(boundFrameArgs(frames.slice(0, Math.max(depth, firstUser + 1))), isUser);
+        // A blocked thread's own code is what explains it, and its start function is what tells
+        // it from the others: show down to its outermost own frame (main, or the function the
+        // thread was started with), even past the page of frames asked for; runtime runs and
+        // recursion fold.
+        const lastUser = frames.findLastIndex(isUser);
+        entry.stack = foldFrames(boundFrameArgs(frames.slice(0, Math.max(depth, lastUser + 1))), isUser);
+        const chain = userCallChain(frames, isUser);
+        if (chain) chains.set(t.id, chain);
         delete entry.frame;
         if (req.includeLocals) {
           const user = frames.find(isUser);
@@ -68,11 +93,14 @@ export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<T
   }
   let hint: string | undefined;
   const lockers = [...(waits.get('mutex') ?? []), ...(waits.get('rwlock') ?? [])];
-  const owners = describeLockOwners(threads, lockWaits, listed.threads);
+  const owners = describeLockOwners(threads, lockWaits, listed.threads, chains);
+  const writers = waits.get('io (write)') ?? [];
   if (owners.cycle) {
     hint = owners.cycle;
   } else if (lockers.length >= 2) {
     hint = `threads ${lockers.join(', ')} all wait on locks: a likely deadlock (compare which lock each holds and wants)`;
+  } else if (writers.length > 0) {
+    hint = `${writers.length === 1 ? 'thread' : 'threads'} ${writers.map((id) => `${id}${chains.has(id) ? ` (${chains.get(id)})` : ''}`).join(', ')} ${writers.length === 1 ? 'is' : 'are'} blocked writing: nobody reads the other end of the pipe, socket or terminal it writes to, and it is full`;
   } else if (page.length > 0 && waits.size === 0) {
     hint =
       'no thread is waiting on a lock or I/O: if the program hangs, it is spinning (look at the loop in the top frames)';
@@ -95,6 +123,7 @@ export function describeLockOwners(
   entries: ThreadEntry[],
   lockWaits: ReadonlyMap<number, LockWait>,
   all: readonly Thread[],
+  chains: ReadonlyMap<number, string> = new Map(),
 ): { cycle?: string } {
   const byOsThread = new Map<number, number>();
   for (const t of all) {
@@ -116,8 +145,10 @@ export function describeLockOwners(
       next = waitsFor.get(next);
     }
     if (next === start && path.length >= 2) {
+      // The thread's own call chain (its start function first) tells threads in the same function apart.
       const links = path.map(
-        (id) => `thread ${id} waits for thread ${waitsFor.get(id)} (mutex ${lockWaits.get(id)?.mutex})`,
+        (id) =>
+          `thread ${id}${chains.has(id) ? ` (${chains.get(id)})` : ''} waits for thread ${waitsFor.get(id)} (mutex ${lockWaits.get(id)?.mutex})`,
       );
       return { cycle: `deadlock: ${links.join(', ')}. Each holds the lock the next one wants: take them in one order` };
     }

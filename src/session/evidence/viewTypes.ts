@@ -1,5 +1,6 @@
 // The shapes of the stop-bound views, as the session gathers them (the wire form is the server's).
 
+import type { RuntimeReport } from '../../backends/debuggerBackend.js';
 import type {
   Frame,
   Instruction,
@@ -49,7 +50,17 @@ export interface FoldedFrames {
   library?: string;
   functions: string[];
 }
-export type StackEntry = Frame | FoldedFrames;
+/**
+ * A run of frames of the same function at the same line (recursion), shown as one line with a
+ * count: `frame` is the outermost of them (the recursion's entry), with its arguments.
+ */
+export interface RepeatedFrames {
+  repeated: number;
+  fromLevel: number;
+  toLevel: number;
+  frame: Frame;
+}
+export type StackEntry = Frame | FoldedFrames | RepeatedFrames;
 
 export interface SourceWindow {
   file: string;
@@ -76,7 +87,13 @@ export interface CrashViewData {
   view: 'crash';
   signal?: { name: string; meaning: string };
   faultAddress?: string;
+  /** The kernel's si_code for the signal. */
+  signalCode?: number;
+  /** For a fault the kernel gave no address for: the bad pointer, decoded by the backend. */
+  faultNote?: string;
   hint: string;
+  /** A sanitizer's report the program printed before it stopped (the SIGABRT of abort_on_error). */
+  report?: RuntimeReport;
   threadId?: number;
   stack: StackEntry[];
   /** Total depth when the stack is deeper than shown. */

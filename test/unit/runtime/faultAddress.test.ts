@@ -6,6 +6,7 @@ import {
   explainKernelFault,
   isCanonicalAddress,
   namePattern,
+  operandRegisters,
   SI_KERNEL,
 } from '../../../src/backends/runtime/faultAddress.js';
 
@@ -165,5 +166,22 @@ describe('explainKernelFault at a canonical address', () => {
     expect(e?.text).toMatch(/movaps needs a 16-byte aligned address/);
     const aligned = explainKernelFault('movaps %xmm0,0x10(%rax)', { rax: 0x5555555592a0n });
     expect(aligned?.text).toMatch(/the kernel does not report the address/);
+  });
+});
+
+describe('operandRegisters', () => {
+  it('names the registers to fetch by the names the register list has', () => {
+    expect(operandRegisters('mov    0x8(%rax),%eax')).toEqual(['rax']);
+    expect(operandRegisters('mov    (%rdi,%rcx,4),%edx')).toEqual(['rdi', 'rcx']);
+    // 32-bit addressing reads the low half of the 64-bit register.
+    expect(operandRegisters('mov    0x10(%esi,%r9d,2),%eax')).toEqual(['rsi', 'r9']);
+    expect(operandRegisters('mov    %edx,%fs:0x28')).toEqual(['fs_base']);
+    expect(operandRegisters('ldr\tw0, [x1, w2, sxtw #2]')).toEqual(['x1', 'x2']);
+  });
+
+  it('needs none for rip-relative or absolute operands, nor for instructions without memory', () => {
+    expect(operandRegisters('mov    0x2ed6(%rip),%eax        # 0x4010 <counter>')).toEqual([]);
+    expect(operandRegisters('mov    %rax,%rbx')).toEqual([]);
+    expect(operandRegisters('ret')).toEqual([]);
   });
 });

@@ -99,9 +99,12 @@ describe('UndefinedBehaviorSanitizer reports', () => {
     expect(r.summaryLine).toBeUndefined();
   });
 
-  it('names the message in the hint', () => {
+  it('names the message in the hint, and the kind only where the message does not say it', () => {
     expect(only('ubsan-signed-overflow').hint).toBe(
-      "UndefinedBehaviorSanitizer reported signed-integer-overflow: signed integer overflow: 2147483645 + 100 cannot be represented in type 'int' in add_interest (ubsan_errors.c:13)",
+      "UndefinedBehaviorSanitizer reported signed integer overflow: 2147483645 + 100 cannot be represented in type 'int' in add_interest (ubsan_errors.c:13)",
+    );
+    expect(only('ubsan-null-pointer').hint).toMatch(
+      /^UndefinedBehaviorSanitizer reported null-pointer-use: member access within null pointer/,
     );
   });
 

@@ -1,0 +1,10 @@
+// This machine's hardware debugging, probed as the server probes it (once per test process): the
+// tests of watchpoints and hardware breakpoints assert the mechanism the answer says it used.
+import { machineProbe } from '../../src/backends/machineProbe.js';
+
+export type Mechanism = 'hardware' | 'software';
+
+/** What hardware watchpoints and breakpoints do here: 'work', 'dead' or 'unknown', with the probe's words. */
+export async function hardwareVerdicts() {
+  return (await machineProbe()).hardware;
+}
