@@ -7,7 +7,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { guardSession, releaseSession } from '../../process/orphanGuard.js';
-import { identify } from '../../process/processTree.js';
+import { identify, type ProcessIdentity } from '../../process/processTree.js';
 import { groupAlive, signalGroup, spawnInGroup, stopGroup } from '../../process/spawnGroup.js';
 import { DapConnection, type DapRequestOptions } from '../../protocols/dap/dapConnection.js';
 import type { DapCommand, DapRequests } from '../../protocols/dap/dapRequests.js';
@@ -25,6 +25,12 @@ export interface AdapterListener {
 export class LldbAdapter {
   /** `lldb version 22.1.8`, from the initialize response. */
   version = '';
+  /**
+   * lldb-dap as first seen. It leads a session of its own (spawnInGroup), in which lldb-server
+   * and the launched program run: sweeping that session takes what the program forked, also a
+   * child that moved to a process group of its own.
+   */
+  identity: ProcessIdentity | undefined;
   private exitedFlag = false;
   private stopping: Promise<void> | undefined;
   private readonly stderrLines: string[] = [];
@@ -87,7 +93,10 @@ export class LldbAdapter {
     );
     const self = new LldbAdapter(child, connection);
     // Should this server be SIGKILLed, lldb-dap and what it started go too (orphanGuard.ts).
-    if (child.pid !== undefined) guardSession(identify(child.pid));
+    if (child.pid !== undefined) {
+      self.identity = identify(child.pid);
+      guardSession(self.identity);
+    }
     const spawnError = new Promise<never>((_, reject) => {
       child.once('error', (err: NodeJS.ErrnoException) => {
         self.exitedFlag = true;

@@ -189,7 +189,7 @@ export class LldbBackend implements DebuggerBackend {
     const old = this.current;
     this.generation++;
     await old?.stop(true);
-    const swept = await killSessionsAndWait(this.state.launched);
+    const swept = await killSessionsAndWait([...this.state.launched, ...(old?.identity ? [old.identity] : [])]);
     if (swept.length > 0) log('info', 'killed processes the program left behind', { pids: swept });
     for (const who of this.state.launched.splice(0)) releaseSession(who.pid);
     const state = this.state;
@@ -553,7 +553,8 @@ export class LldbBackend implements DebuggerBackend {
           // already gone
         }
       }
-      const swept = await killSessionsAndWait(state.launched);
+      const adapter = this.current?.identity;
+      const swept = await killSessionsAndWait([...state.launched, ...(adapter ? [adapter] : [])]);
       if (swept.length > 0) log('info', 'killed processes the program left behind', { pids: swept });
     }
     for (const who of state.launched.splice(0)) releaseSession(who.pid);

@@ -153,7 +153,10 @@ interface Parsed {
 /** The command words of a line, resolved as LLDB's command interpreter does. */
 export function parseCommand(line: string): Parsed {
   const tokens = line.trim().split(/\s+/);
-  const first = tokens[0] ?? '';
+  // A command word is letters, digits, _ and -; `x/4xw` is `x` with a GDB-style format after it.
+  const word = /^[\w-]+/.exec(tokens[0] ?? '')?.[0] ?? '';
+  if (word !== tokens[0]) tokens.splice(0, 1, word, (tokens[0] ?? '').slice(word.length));
+  const first = word;
   const top = resolve(first, [...COMMANDS, ...ALIASES]);
   if (top === undefined) return { words: undefined, alias: undefined, rest: '' };
   let words: string[];

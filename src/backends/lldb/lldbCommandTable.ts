@@ -185,4 +185,5 @@ export const SUBCOMMANDS: Readonly<Record<string, readonly string[]>> = {
     'write',
   ],
   statistics: ['disable', 'dump', 'enable'],
+  scripting: ['extension', 'run'],
 };

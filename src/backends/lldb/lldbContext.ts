@@ -82,6 +82,8 @@ export interface LldbState {
   /** The frame handle LLDB has selected (a `scopes` request selects): REPL commands run there. */
   selectedFrame: number | undefined;
   pending: PendingRun;
+  /** Whether the stop since the last resume was handled (lldb-dap reports one per thread). */
+  stopReported: boolean;
   /** The last stop reported, to report again when a resume is refused (the program did not move). */
   lastStop: StopEvent | undefined;
   /** Set while our kill runs: its exit is reported as killed, not as an exit. */
@@ -109,6 +111,7 @@ export function initialState(): LldbState {
     frames: new Map(),
     selectedFrame: undefined,
     pending: { kind: 'none' },
+    stopReported: false,
     lastStop: undefined,
     killing: false,
     lastSignal: undefined,

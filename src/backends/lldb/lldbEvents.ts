@@ -14,6 +14,8 @@ import type { LldbContext } from './lldbContext.js';
 import { narrowModule, parseSiginfo, parseStopDescription, SIGNAL_NUMBERS, signalInfo } from './lldbNarrow.js';
 import { continueStep } from './lldbRunControl.js';
 
+/** An interrupt the session asked for, named as GDB names its own (the answers key on it). */
+const INTERRUPT = { name: 'SIGINT', meaning: 'Interrupt' } as const;
 const FAULT_SIGNALS = new Set(['SIGSEGV', 'SIGBUS', 'SIGFPE', 'SIGILL']);
 /** Programs remembered for the sweep at close (a session restarted more often forgets the oldest). */
 const MAX_SWEPT = 64;
@@ -29,6 +31,11 @@ export function handleEvent(g: LldbContext, breakpoints: LldbBreakpoints, event:
   switch (event.event) {
     case 'stopped': {
       const body = (event.body ?? {}) as DebugProtocol.StoppedEvent['body'];
+      // lldb-dap sends one `stopped` per thread that has a reason (measured: four at an attach to
+      // a four-thread program, the focus thread first, the others with preserveFocusHint): one
+      // stop of the process, reported once.
+      if (state.stopReported) return;
+      state.stopReported = true;
       state.frames.clear();
       state.selectedFrame = undefined;
       if (body.threadId !== undefined) state.stopThread = body.threadId;
@@ -49,6 +56,7 @@ export function handleEvent(g: LldbContext, breakpoints: LldbBreakpoints, event:
       return;
     }
     case 'continued':
+      state.stopReported = false;
       state.frames.clear();
       state.selectedFrame = undefined;
       state.consoleAtResume = g.console.end;
@@ -175,8 +183,9 @@ async function describeStop(
     case 'exception': {
       const catchpoint = breakpoints.catchpointFor(description);
       if (catchpoint !== undefined) {
-        // onStop below names the catchpoint by the session's number.
-        stop.reason = 'catchpoint';
+        // As GDB reports its C++ catchpoints (`breakpoint-hit`); onStop below names the
+        // catchpoint by the session's number.
+        stop.reason = 'breakpoint-hit';
         if (!hitIds.includes(catchpoint)) hitIds.push(catchpoint);
         break;
       }
@@ -185,8 +194,9 @@ async function describeStop(
         stop.reason = 'signal-received';
         stop.signal = parsed.signal;
         if (pending.kind === 'pause' && parsed.signal.name === 'SIGSTOP') {
-          // lldb-dap's pause is a SIGSTOP it sends (measured): the interrupt asked for, not a signal.
-          stop.signal = { name: 'SIGSTOP', meaning: 'Stopped (interrupted by the debugger)' };
+          // lldb-dap's pause is a SIGSTOP of its own (measured): the interrupt that was asked for,
+          // which the model names as GDB reports its own, SIGINT.
+          stop.signal = INTERRUPT;
         } else {
           if (parsed.faultAddress) stop.faultAddress = parsed.faultAddress;
           await readSiginfo(g, stop);
@@ -213,7 +223,7 @@ async function describeStop(
     }
     case 'pause':
       stop.reason = 'signal-received';
-      stop.signal = { name: 'SIGSTOP', meaning: 'Stopped (interrupted by the debugger)' };
+      stop.signal = INTERRUPT;
       break;
     default:
       stop.rawReason = description ? `${body.reason}: ${description}` : body.reason;

@@ -132,7 +132,8 @@ export function narrowFrame(f: DebugProtocol.StackFrame, level: number, modules:
   }
   const module = f.moduleId === undefined ? undefined : modules.get(String(f.moduleId));
   if (module !== undefined) frame.library = module;
-  if (parsed.args) frame.args = parsed.args;
+  // GDB lists no arguments as an empty list, for a function without parameters or debug info alike.
+  frame.args = parsed.args ?? [];
   return frame;
 }
 

@@ -13,6 +13,7 @@ import { assertOneLine } from './lldbValues.js';
 
 /** Resolves with the next entry stop, which the event handler hands over instead of reporting it. */
 export function awaitEntry(g: LldbContext, timeoutMs: number): Promise<DebugProtocol.StoppedEvent['body']> {
+  g.state.stopReported = false;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       if (g.state.pending.kind === 'entry') g.state.pending = { kind: 'none' };
@@ -32,6 +33,7 @@ export function awaitEntry(g: LldbContext, timeoutMs: number): Promise<DebugProt
 /** The program runs (a new epoch): announced before the request, so it precedes the stop it causes. */
 function running(g: LldbContext, pending: PendingRun): void {
   g.state.pending = pending;
+  g.state.stopReported = false;
   g.state.frames.clear();
   g.state.selectedFrame = undefined;
   g.state.consoleAtResume = g.console.end;
@@ -119,6 +121,7 @@ async function whereOf(g: LldbContext, location: Location, signal?: AbortSignal)
 /** The next of several counted steps, after the event handler swallowed the stop of the one before. */
 export function continueStep(g: LldbContext, pending: Extract<PendingRun, { kind: 'step' }>): void {
   g.state.pending = pending;
+  g.state.stopReported = false;
   stepRequest(g, pending.action, pending.threadId).catch(() => {
     // lldb-dap refused to step on: report where the program is, as the end of the steps.
     g.state.pending = { kind: 'none' };
