@@ -96,6 +96,8 @@ export interface LldbState {
   readonly sourceFiles: Set<string>;
   /** Where the console ring stood when the program last resumed. */
   consoleAtResume: number;
+  /** Listeners for what LLDB prints on its console (an attach watches for its command's error). */
+  readonly consoleWatchers: Set<(text: string) => void>;
 }
 
 export function initialState(): LldbState {
@@ -118,6 +120,7 @@ export function initialState(): LldbState {
     modules: new Map(),
     sourceFiles: new Set(),
     consoleAtResume: 0,
+    consoleWatchers: new Set(),
   };
 }
 

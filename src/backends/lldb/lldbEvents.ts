@@ -120,6 +120,7 @@ export function handleEvent(g: LldbContext, breakpoints: LldbBreakpoints, event:
       // With the program's stdio on its own terminal, nothing of its output comes this way; what
       // does is LLDB's (logpoints, warnings).
       if (body.category === 'telemetry') return;
+      for (const watch of state.consoleWatchers) watch(body.output);
       const text = body.output
         .replace(/\r\n/g, '\n')
         .split(/(?<=\n)/)

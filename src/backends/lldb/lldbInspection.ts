@@ -151,11 +151,43 @@ export async function evaluateCommand(
   return text;
 }
 
+/** A variable path read by lldb-dap's `hover` context: nothing runs, nothing is allocated. */
+export async function readPath(
+  g: LldbContext,
+  expression: string,
+  frameId: number,
+  hex: boolean,
+  signal?: AbortSignal,
+): Promise<DebugProtocol.EvaluateResponse['body'] | undefined> {
+  try {
+    return await g.request(
+      'evaluate',
+      { expression, frameId, context: 'hover', ...(hex ? { format: { hex: true } } : {}) },
+      { signal },
+    );
+  } catch (e) {
+    if (e instanceof DebuggerError && e.code === 'debugger_error') return undefined;
+    throw e;
+  }
+}
+
+/** A scalar read in hex, shown in another number format (decimal keeps the sign LLDB printed). */
+function inFormat(natural: string, hex: string, format: ValueFormat): string | undefined {
+  const bits = /^0x[0-9a-fA-F]+$/.test(hex) ? BigInt(hex) : undefined;
+  if (bits === undefined) return undefined;
+  if (format === 'decimal') return /^-?\d+$/.test(natural) ? natural : bits.toString(10);
+  if (format === 'octal') return `0${bits.toString(8)}`;
+  return bits.toString(2);
+}
+
 /**
  * Evaluates without side effects. First as a variable path (`a.b`, `p->x`, `arr[2]`, `*p`,
- * `&x`: lldb-dap's `hover` context reads it and runs nothing); else, when calls are allowed,
- * through lldb-dap's expression evaluator; else through the `expression` command without JIT,
- * whose interpreter cannot call a function, then the result variable it made is read back.
+ * `&x`), which lldb-dap's `hover` context reads without running or allocating anything; else,
+ * when calls are allowed, through lldb-dap's expression evaluator; else through the `expression`
+ * command without JIT, whose interpreter cannot call a function, then its result variable is
+ * read back. That last way is kept for what is not a path (`x + 1`, a cast): LLDB's interpreter
+ * gives its result a place in the target's memory (measured: the first such expression mapped a
+ * page of the program's address space, through lldb-server), though it runs none of its code.
  */
 export async function evaluate(
   g: LldbContext,
@@ -166,21 +198,24 @@ export async function evaluate(
   assertOneLine(expression, 'expression');
   checkReadOnly(expression, 'expression', true, false);
   const format = selector.format ?? 'natural';
+  const frameId = await g.frameId(selector, signal);
   const letter = FORMAT_LETTERS[format];
+  const path = await readPath(g, expression, frameId, format === 'hex', signal);
+  if (path && letter !== undefined) {
+    if (path.variablesReference > 0 && !/^0x/.test(path.result)) return '{...}';
+    const hex = await readPath(g, expression, frameId, true, signal);
+    const value = hex ? inFormat(path.result, hex.result, format) : undefined;
+    if (value !== undefined) return value;
+  } else if (path) {
+    return renderValue(g, { value: path.result, type: path.type, variablesReference: path.variablesReference }, signal);
+  }
   if (letter !== undefined) {
     const text = await evaluateCommand(g, expression, selector, ` --format ${letter}`, signal);
     const value = formattedResult(text);
     if (value === undefined) throw new DebuggerError('debugger_error', text.trim() || 'the expression has no value');
     return value;
   }
-  const frameId = await g.frameId(selector, signal);
   const hex = format === 'hex' ? { format: { hex: true } } : {};
-  try {
-    const body = await g.request('evaluate', { expression, frameId, context: 'hover', ...hex }, { signal });
-    return await renderValue(g, { value: body.result, type: body.type, variablesReference: body.variablesReference });
-  } catch (e) {
-    if (!(e instanceof DebuggerError) || e.code !== 'debugger_error') throw e;
-  }
   if (g.options.allowInferiorCalls) {
     try {
       const body = await g.request('evaluate', { expression, frameId, context: 'watch', ...hex }, { signal });

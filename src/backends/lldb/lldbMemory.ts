@@ -5,7 +5,7 @@ import type { MemoryBlock } from '../../model/model.js';
 import { DebuggerError } from '../../util/errors.js';
 import type { DisassembleRequest, Disassembly, FrameSelector } from '../debuggerBackend.js';
 import type { LldbContext } from './lldbContext.js';
-import { evaluateCommand } from './lldbInspection.js';
+import { evaluateCommand, readPath } from './lldbInspection.js';
 import { narrowInstructions, tidyValue } from './lldbNarrow.js';
 import { assertOneLine, checkReadOnly } from './lldbValues.js';
 
@@ -14,8 +14,10 @@ const MAX_INSTRUCTIONS = 1024;
 
 /**
  * The address an expression names, as C reads it: a pointer's value, an array's first element.
- * lldb-dap's `readMemory` takes an address only, so `&rec`, `p->name` or `greeting` are cast to
- * an integer by LLDB first (no JIT: nothing runs).
+ * lldb-dap's `readMemory` takes an address only. A variable path (`edge`, `&rec`, `greeting`)
+ * is read as such; anything else is cast to an integer by LLDB's `expression` (no JIT), which
+ * gives its result a place in the target (see lldbInspection.evaluate): measured, that mapping
+ * landed on the unmapped page after `edge` and made it readable, so it is the last resort.
  */
 export async function addressOf(
   g: LldbContext,
@@ -27,6 +29,16 @@ export async function addressOf(
   if (/^0x[0-9a-fA-F]{1,16}$/.test(text) || /^\d{1,20}$/.test(text)) return BigInt(text);
   assertOneLine(text, 'address');
   checkReadOnly(text, 'address', true, false);
+  const frameId = await g.frameId(selector, signal).catch(() => undefined);
+  const path = frameId === undefined ? undefined : await readPath(g, text, frameId, true, signal);
+  if (path) {
+    const pointer = /^0x[0-9a-fA-F]+/.exec(path.result)?.[0];
+    if (pointer !== undefined && path.variablesReference >= 0 && !/\[\d*\]$/.test(path.type ?? '')) {
+      return BigInt(pointer);
+    }
+    // An array names its first element's address, which lldb-dap gives as the value's location.
+    if (/\[\d*\]$/.test(path.type ?? '') && path.memoryReference) return BigInt(path.memoryReference);
+  }
   const said = await evaluateCommand(g, `(unsigned long long)(${text})`, selector, ' --format x', signal);
   const m = /= (0x[0-9a-fA-F]+)\s*$/m.exec(said);
   if (!m?.[1]) throw new DebuggerError('debugger_error', `${expression} is not an address`);

@@ -211,8 +211,19 @@ export async function openTarget(
         stopOnEntry: true,
         customFrameFormat: FRAME_FORMAT,
       };
+      // A refused `gdb-remote` is an error on the console at once, after which lldb-dap waits
+      // about 35 s and then reports a process 0 (measured): the console line ends the wait.
+      let watcher: ((text: string) => void) | undefined;
+      const failed = new Promise<never>((_, reject) => {
+        watcher = (text) => {
+          const m = /^error: (.*(?:connect|refused|timed out).*)$/im.exec(text);
+          if (m?.[1]) reject(new DebuggerError('debugger_error', m[1]));
+        };
+        g.state.consoleWatchers.add(watcher);
+      });
+      failed.catch(() => {});
       try {
-        await configure(g, g.request('attach', args, options), timeoutMs);
+        await Promise.race([failed, configure(g, g.request('attach', args, options), timeoutMs)]);
       } catch (e) {
         if (!(e instanceof DebuggerError) || e.code !== 'debugger_error' || g.state.exited) throw e;
         const refused = /refused|failed to connect|Connection/i.test(e.message);
@@ -223,6 +234,8 @@ export async function openTarget(
             : `cannot connect to ${address}: ${e.message}`,
           { field: 'remote' },
         );
+      } finally {
+        if (watcher) g.state.consoleWatchers.delete(watcher);
       }
       await takeInitialThreads(g);
       const warnings = target.program ? await debugInfoWarnings(target.program.program) : [];
