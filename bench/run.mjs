@@ -9,6 +9,7 @@ import { formatBenchTable } from './benchTable.mjs';
 import { runColdStartBench } from './coldStartBench.mjs';
 import { runCrashTurnBench } from './crashTurnBench.mjs';
 import { runHugeDataBench } from './hugeDataBench.mjs';
+import { runLldbBench } from './lldbBench.mjs';
 import { runOverheadBench } from './overheadBench.mjs';
 import { runParserBench } from './parserBench.mjs';
 import { runScaleBench } from './scaleBench.mjs';
@@ -20,6 +21,7 @@ const BENCHES = [
   ['scale', runScaleBench],
   ['huge data', runHugeDataBench],
   ['MI parser', runParserBench],
+  ['lldb', runLldbBench],
 ];
 
 const rows = [];
