@@ -3,7 +3,7 @@
 // run under the same breakpoint numbers, values, expressions without side effects, memory,
 // registers, disassembly, source confinement, raw commands, and what the program is started with.
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { TargetSpec } from '../../../src/backends/debuggerBackend.js';
@@ -288,6 +288,46 @@ describe.skipIf(lldbDap === undefined)(`the lldb backend (${lldbDap ?? 'no lldb-
     await expect(s.command('quit', { ...opts, policy: 'full' }, at)).rejects.toThrow(/quit: would end the debugger/);
     const full = await s.command('expression value + 1', { ...opts, policy: 'full' }, at);
     expect(full.output).toMatch(/\(int\) \$\d+ = 13/);
+  });
+
+  it("glibc's knowledge reads through LLDB: an assert's message from a core's memory, and the libraries", {
+    timeout: TEST_MS,
+  }, async () => {
+    // The core is GDB's gcore of the assert (LLDB cannot write one); the output that held the
+    // message is gone with the process, so only glibc's copy (__abort_msg) can tell it.
+    const dir = mkdtempSync(join(fixturesDir, 'build', 'lldb-core-'));
+    try {
+      const gdb = manager();
+      const { session: live } = await gdb.open(
+        'gdb',
+        { kind: 'launch', program: { program: fixture('crash'), args: ['assert'] } },
+        { timeoutMs: WAIT_MS },
+      );
+      const aborted = await live.run({ action: 'run', startMode: 'none', timeoutMs: WAIT_MS });
+      expect(aborted).toMatchObject({ kind: 'stopped', stop: { signal: { name: 'SIGABRT' } } });
+      const core = join(dir, 'assert.core');
+      await live.saveCore(core, at);
+      await gdb.closeAll();
+      const { session, outcome } = await manager().open(
+        'lldb',
+        { kind: 'core', core, program: { program: fixture('crash'), args: [] } },
+        { timeoutMs: WAIT_MS },
+      );
+      expect(outcome).toMatchObject({
+        kind: 'stopped',
+        stop: { reason: 'signal-received', signal: { name: 'SIGABRT' } },
+      });
+      const crash = await session.inspect({ view: 'crash' }, at);
+      expect(crash.data?.view === 'crash' && crash.data.hint).toMatch(
+        /^abort: .*Assertion `count == 0 && "count must be zero"' failed/,
+      );
+      const libs = await session.inspect({ view: 'libraries' }, at);
+      expect(libs.data?.view === 'libraries' && libs.data.libraries.map((l) => l.path)).toEqual(
+        expect.arrayContaining([fixture('crash'), expect.stringMatching(/libc\.so\.6$/)]),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the program gets its argv literally, its cwd, and only the allowed environment plus its own', {
