@@ -22,10 +22,11 @@ import type {
   WatchAccess,
 } from '../debuggerBackend.js';
 import type { LldbContext, WatchpointVerdict } from './lldbContext.js';
-import { evaluateCommand } from './lldbInspection.js';
+import { logMessage } from './lldbLogMessage.js';
 import { addressOf } from './lldbMemory.js';
 import { parseHitCounts, tidyValue } from './lldbNarrow.js';
-import { assertOneLine, checkReadOnly, formattedResult } from './lldbValues.js';
+import { assertOneLine, checkReadOnly } from './lldbValues.js';
+import { dataBreakpoint } from './lldbWatchpoints.js';
 
 type SetKind = 'source' | 'function' | 'instruction' | 'exception' | 'data';
 
@@ -45,55 +46,12 @@ interface Entry {
   breakpoint: Breakpoint;
 }
 const EXCEPTION_FILTERS: Partial<Record<CatchEvent, string>> = { throw: 'cpp_throw', catch: 'cpp_catch' };
-const ACCESS: Record<WatchAccess, DebugProtocol.DataBreakpointAccessType> = {
-  write: 'write',
-  read: 'read',
-  access: 'readWrite',
-};
 
 function locationText(location: Location): string {
   if ('file' in location) return `${location.file}:${location.line}`;
   if ('function' in location) return location.function;
   if ('address' in location) return `*${location.address}`;
   return location.spec;
-}
-
-/**
- * A printf format and its arguments as an lldb-dap log message: each conversion (`%d`, `%08lx`)
- * becomes `{argument}` (LLDB prints the value in its own format), `%%` a percent sign. C escapes
- * stay: lldb-dap reads them as C does.
- */
-export function logMessage(format: string, args: readonly string[]): string {
-  if (/[{}]/.test(format) || args.some((a) => /[{}]/.test(a))) {
-    throw new DebuggerError(
-      'invalid_argument',
-      'format: the lldb backend cannot print braces in a logpoint (lldb-dap reads {…} as an expression)',
-      { fields: ['format'] },
-    );
-  }
-  if (/(^|[^\\])(\\\\)*\\$/.test(format)) {
-    throw new DebuggerError('invalid_argument', 'format: ends with a lone backslash', { fields: ['format'] });
-  }
-  let used = 0;
-  const text = format.replace(
-    /%(%|[-+ #0]*(?:\d+|\*)?(?:\.(?:\d+|\*))?(?:hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGcspaA])/g,
-    (whole, body: string) => {
-      if (body === '%') return '%';
-      const arg = args[used++];
-      if (arg === undefined) {
-        throw new DebuggerError('invalid_argument', `format: ${whole} has no argument in format_args`, {
-          fields: ['format_args'],
-        });
-      }
-      return `{${arg}}`;
-    },
-  );
-  if (used < args.length) {
-    throw new DebuggerError('invalid_argument', `format_args: ${args.length - used} more than the format prints`, {
-      fields: ['format_args'],
-    });
-  }
-  return text;
 }
 
 /**
@@ -382,13 +340,7 @@ export class LldbBreakpoints {
         breakpoint: bp,
       };
     }
-    this.entries.push(entry);
-    try {
-      await this.send(entry.kind, entry.group, o.signal);
-    } catch (e) {
-      this.entries.splice(this.entries.indexOf(entry), 1);
-      throw e;
-    }
+    await this.add(entry, o.signal);
     return entry;
   }
 
@@ -475,64 +427,26 @@ export class LldbBreakpoints {
         `watchpoints do not work on this machine: LLDB has only hardware watchpoints, and they never fire here (${verdict.detail}); use the gdb backend, whose software watchpoints work, or a breakpoint with a condition`,
       );
     }
-    assertOneLine(spec.expression, 'expression');
-    checkReadOnly(spec.expression, 'expression', false);
-    if (spec.condition) {
-      assertOneLine(spec.condition, 'condition');
-      checkReadOnly(spec.condition, 'condition', this.g.options.allowInferiorCalls ?? false);
-    }
-    // LLDB watches memory: the place the expression names now, its size in bytes.
-    const address = await addressOf(this.g, `&(${spec.expression})`, {}, signal);
-    const sizeText = await evaluateCommand(this.g, `sizeof(${spec.expression})`, {}, ' --format d', signal);
-    const bytes = Number(formattedResult(sizeText));
-    if (!Number.isInteger(bytes) || bytes <= 0) {
-      throw new DebuggerError('debugger_error', `cannot tell the size of ${spec.expression}`);
-    }
-    const info = await this.g.request(
-      'dataBreakpointInfo',
-      { name: `0x${address.toString(16)}`, asAddress: true, bytes },
-      { signal },
-    );
-    if (!info.dataId) {
-      throw new DebuggerError('debugger_error', `cannot watch ${spec.expression}: ${info.description}`);
-    }
-    const access = spec.access ?? 'write';
-    const bp: Breakpoint = {
-      number: '?',
-      type: access === 'write' ? 'hw watchpoint' : access === 'read' ? 'read watchpoint' : 'acc watchpoint',
-      enabled: true,
-      temporary: false,
-      pending: false,
-      hits: 0,
-      what: spec.expression,
-      locations: [],
-      ...(spec.condition ? { condition: spec.condition } : {}),
-    };
-    const entry: Entry = {
-      kind: 'data',
-      group: '',
-      request: {
-        dataId: info.dataId,
-        accessType: ACCESS[access],
-        ...(spec.condition ? { condition: spec.condition } : {}),
-      },
-      id: undefined,
-      breakpoint: bp,
-    };
-    this.entries.push(entry);
-    try {
-      await this.send('data', '', signal);
-    } catch (e) {
-      this.entries.splice(this.entries.indexOf(entry), 1);
-      throw e;
-    }
+    const { request, breakpoint } = await dataBreakpoint(this.g, spec, signal);
+    await this.add({ kind: 'data', group: '', request, id: undefined, breakpoint }, signal);
     const warnings =
       verdict.verdict === 'unknown'
         ? [
             `whether hardware watchpoints fire on this machine is unknown (${verdict.detail}): if it never triggers, they may not`,
           ]
         : [];
-    return { breakpoint: { ...bp }, warnings };
+    return { breakpoint: { ...breakpoint }, warnings };
+  }
+
+  /** Adds an entry to its set and sends the set; the entry leaves again when lldb-dap refuses it. */
+  private async add(entry: Entry, signal?: AbortSignal): Promise<void> {
+    this.entries.push(entry);
+    try {
+      await this.send(entry.kind, entry.group, signal);
+    } catch (e) {
+      this.entries.splice(this.entries.indexOf(entry), 1);
+      throw e;
+    }
   }
 
   private find(number: string): Entry | undefined {

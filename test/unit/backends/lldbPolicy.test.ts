@@ -2,8 +2,8 @@
 // that write, the calls conditions would make, the read-only allowlist resolved as LLDB resolves
 // command names, and printf formats turned into lldb-dap log messages.
 import { describe, expect, it } from 'vitest';
-import { logMessage } from '../../../src/backends/lldb/lldbBreakpoints.js';
 import { parseCommand, refusal } from '../../../src/backends/lldb/lldbCommand.js';
+import { logMessage } from '../../../src/backends/lldb/lldbLogMessage.js';
 import { callsFunction, formattedResult, writesProgram } from '../../../src/backends/lldb/lldbValues.js';
 
 describe('expressions', () => {
