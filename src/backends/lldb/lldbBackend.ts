@@ -122,7 +122,6 @@ export class LldbBackend implements DebuggerBackend {
       options,
       state: this.state,
       request: (command, args, o) => self.request(command, args, o),
-      can: (flag) => self.current?.capabilities?.[flag] === true,
       nextEvent: (name, timeoutMs) => self.nextEvent(name, timeoutMs),
       repl: (command, selector, o) => self.repl(command, selector, o),
       frameId: (selector, signal) => self.frameId(selector, signal),

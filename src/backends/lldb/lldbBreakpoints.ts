@@ -13,14 +13,7 @@ import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { Breakpoint, StopEvent } from '../../model/model.js';
 import { DebuggerError } from '../../util/errors.js';
 import { log } from '../../util/log.js';
-import type {
-  BreakpointChange,
-  BreakpointSpec,
-  CatchEvent,
-  Location,
-  SetBreakpoint,
-  WatchAccess,
-} from '../debuggerBackend.js';
+import type { BreakpointChange, BreakpointSpec, CatchEvent, Location, SetBreakpoint } from '../debuggerBackend.js';
 import type { LldbContext, WatchpointVerdict } from './lldbContext.js';
 import { logMessage } from './lldbLogMessage.js';
 import { addressOf } from './lldbMemory.js';

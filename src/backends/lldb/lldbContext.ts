@@ -94,8 +94,6 @@ export interface LldbState {
   readonly modules: Map<string, string>;
   /** Source files LLDB named in frames: the ones sourceLines may read from disk. */
   readonly sourceFiles: Set<string>;
-  /** Where the console ring stood when the program last resumed. */
-  consoleAtResume: number;
   /** Listeners for what LLDB prints on its console (an attach watches for its command's error). */
   readonly consoleWatchers: Set<(text: string) => void>;
 }
@@ -119,7 +117,6 @@ export function initialState(): LldbState {
     lastSignal: undefined,
     modules: new Map(),
     sourceFiles: new Set(),
-    consoleAtResume: 0,
     consoleWatchers: new Set(),
   };
 }
@@ -141,8 +138,6 @@ export interface LldbContext {
   ): Promise<NonNullable<DapRequests[C]['response']['body']>>;
   /** The next event of this name (or an error at the deadline, or when lldb-dap is gone). */
   nextEvent(name: string, timeoutMs: number): Promise<DebugProtocol.Event>;
-  /** Whether the adapter advertised `flag` (initialize and later `capabilities` events). */
-  can(flag: keyof DebugProtocol.Capabilities): boolean;
   /**
    * An LLDB command through the REPL; its output. With a selector, the thread and frame are
    * selected first (missing parts: the stopped thread, frame 0); without one, LLDB's selection stays.

@@ -47,29 +47,32 @@ export async function lldbDoctor(options: LldbDoctorOptions): Promise<DoctorChec
     ];
   }
   const env = childEnvironment(process.env, options.passthroughEnv);
+  // Side by side: the version, a start of lldb-dap to its initialize answer, and the machine probe.
+  const started = LldbBackend.launch({ lldbDapPath: path, env, startTimeoutMs: 30_000 }).then(
+    async (backend) => {
+      const version = backend.info.version;
+      await backend.close();
+      return { version };
+    },
+    (e: unknown) => ({ error: (e as Error).message }),
+  );
+  const [version, start, probe] = await Promise.all([lldbDapVersion(path, env), started, options.watchpointProbe?.()]);
   const checks: DoctorCheck[] = [];
-  const version = await lldbDapVersion(path, env);
-  let backend: LldbBackend | undefined;
-  try {
-    backend = await LldbBackend.launch({ lldbDapPath: path, env, startTimeoutMs: 30_000 });
-    checks.push({
-      name: 'lldb-dap',
-      ok: true,
-      detail: `${version || backend.info.version} (${path}): ${describeCapabilities(LLDB_CAPABILITIES)}`,
-    });
-  } catch (e) {
+  if ('error' in start) {
     checks.push({
       name: 'lldb-dap',
       ok: false,
-      detail: `${path} did not start: ${(e as Error).message}`,
+      detail: `${path} did not start: ${start.error}`,
       fix: 'reinstall lldb (apt-get install --reinstall lldb-22), or --lldb-dap PATH to another one',
     });
     return checks;
-  } finally {
-    await backend?.close();
   }
-  if (options.watchpointProbe) {
-    const probe = await options.watchpointProbe();
+  checks.push({
+    name: 'lldb-dap',
+    ok: true,
+    detail: `${version || start.version} (${path}): ${describeCapabilities(LLDB_CAPABILITIES)}`,
+  });
+  if (probe) {
     checks.push({
       name: 'lldb watchpoints',
       ok: probe.verdict === 'work',

@@ -59,7 +59,6 @@ export function handleEvent(g: LldbContext, breakpoints: LldbBreakpoints, event:
       state.stopReported = false;
       state.frames.clear();
       state.selectedFrame = undefined;
-      state.consoleAtResume = g.console.end;
       if (state.pending.kind !== 'entry') g.emit({ type: 'running', threadId: 'all' });
       return;
     case 'exited': {

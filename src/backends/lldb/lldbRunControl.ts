@@ -36,7 +36,6 @@ function running(g: LldbContext, pending: PendingRun): void {
   g.state.stopReported = false;
   g.state.frames.clear();
   g.state.selectedFrame = undefined;
-  g.state.consoleAtResume = g.console.end;
   g.emit({ type: 'running', threadId: 'all' });
 }
 
