@@ -11,6 +11,7 @@ import { runCrashTurnBench } from './crashTurnBench.mjs';
 import { runHttpLoadBench } from './httpLoadBench.mjs';
 import { runHugeDataBench } from './hugeDataBench.mjs';
 import { runLinearityBench } from './linearityBench.mjs';
+import { runLldbBench } from './lldbBench.mjs';
 import { runOverheadBench } from './overheadBench.mjs';
 import { runParserBench } from './parserBench.mjs';
 import { runScaleBench } from './scaleBench.mjs';
@@ -28,6 +29,7 @@ const BENCHES = [
   ['MI linearity', runLinearityBench],
   ['shutdown', runShutdownBench],
   ['issue 11 bounds', runSecurityBench],
+  ['lldb', runLldbBench],
 ];
 
 const rows = [];

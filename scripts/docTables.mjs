@@ -1,4 +1,4 @@
-// Generates the README's tool table and options table from the code (dist/), so they cannot
+// Generates the README's tool, options and backends tables from the code (dist/), so they cannot
 // drift: `node scripts/docTables.mjs --write` rewrites the marked sections; the docs test checks them.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -39,6 +39,44 @@ export async function optionsTable() {
   return ['| flag | environment variable | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
+const yes = (b) => (b ? 'yes' : '—');
+
+/** What each backend can do, one column a backend, from the capabilities the tools read. */
+export async function backendsTable() {
+  const { backendKinds, capabilitiesOf } = await import(join(root, 'dist/backends/registry.js'));
+  const kinds = backendKinds();
+  const caps = kinds.map((k) => capabilitiesOf(k));
+  const rows = [
+    ['targets', (c) => c.targets.join(', ')],
+    [
+      'running backwards',
+      (c) => ({ none: '—', recording: 'after record_start', always: 'always (replay)' })[c.reverse],
+    ],
+    ['recording', (c) => yes(c.record)],
+    [
+      'watchpoints',
+      (c) =>
+        c.watchpoints.length === 0
+          ? '—'
+          : `${c.watchpoints.join(', ')}${c.softwareWatchpoints ? '' : ' (hardware only: refused where the machine probe finds them dead)'}`,
+    ],
+    ['hardware breakpoints', (c) => yes(c.hardwareBreakpoints)],
+    ['catchpoints', (c) => (c.catchEvents.length === 0 ? '—' : c.catchEvents.join(', '))],
+    ['logpoints (dprintf)', (c) => yes(c.logpoints)],
+    ['following forks', (c) => yes(c.forks)],
+    ['sysroot', (c) => yes(c.sysroot)],
+    ['saving a core', (c) => yes(c.saveCore)],
+    ['function calls (--inferior-calls)', (c) => yes(c.inferiorCalls)],
+    ['program terminal (dbg_io)', (c) => yes(c.programTerminal)],
+    ['dbg_command language', (c) => c.rawDialect],
+  ];
+  return [
+    `| | ${kinds.map((k) => `\`${k}\``).join(' | ')} |`,
+    `|---|${kinds.map(() => '---').join('|')}|`,
+    ...rows.map(([name, cell]) => `| ${name} | ${caps.map((c) => cell(c)).join(' | ')} |`),
+  ].join('\n');
+}
+
 export function replaceSection(text, name, body) {
   const begin = `<!-- ${name}:begin -->`;
   const end = `<!-- ${name}:end -->`;
@@ -51,6 +89,7 @@ export function replaceSection(text, name, body) {
 export async function renderReadme(text) {
   let out = replaceSection(text, 'tools', await toolTable());
   out = replaceSection(out, 'options', await optionsTable());
+  out = replaceSection(out, 'backends', await backendsTable());
   return out;
 }
 

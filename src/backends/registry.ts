@@ -16,7 +16,12 @@ import type {
 } from './debuggerBackend.js';
 import { GDB_CAPABILITIES, GdbBackend } from './gdb/gdbBackend.js';
 import { gdbDoctor } from './gdb/gdbDoctor.js';
+import { probeMachineOnce } from './gdb/gdbHardwareProbe.js';
 import { chooseGdb, foreignArchitecture } from './gdb/gdbTargets.js';
+import { LLDB_CAPABILITIES, LldbBackend } from './lldb/lldbBackend.js';
+import type { WatchpointVerdict } from './lldb/lldbContext.js';
+import { lldbDoctor } from './lldb/lldbDoctor.js';
+import { findLldbDap } from './lldb/lldbPath.js';
 import { RR_CAPABILITIES, RrBackend } from './rr/rrBackend.js';
 import { rrDoctor } from './rr/rrDoctor.js';
 import { type RrRecording, recordWithRr } from './rr/rrRecord.js';
@@ -102,6 +107,47 @@ const gdbFactory: BackendFactory = {
   doctor: gdbDoctor,
 };
 
+/** Whether hardware watchpoints fire here: the machine probe (one short gdb run per server), when gdb is there. */
+function watchpointProbe(options: {
+  paths: BackendOptions['paths'];
+  passthroughEnv?: readonly string[] | undefined;
+}): () => Promise<WatchpointVerdict> {
+  return async () => {
+    const gdb = options.paths.gdb ?? findOnPath(['gdb']);
+    if (!gdb) return { verdict: 'unknown', detail: 'gdb, which runs the machine probe, is not installed' };
+    const probe = await probeMachineOnce({ gdbPath: gdb, env: childEnvironment(process.env, options.passthroughEnv) });
+    return { verdict: probe.hardware.watchpoints, detail: probe.hardware.detail };
+  };
+}
+
+const lldbFactory: BackendFactory = {
+  capabilities: LLDB_CAPABILITIES,
+  summary: 'LLDB through lldb-dap (DAP): launch, cores, attach, gdb-remote; no reverse execution',
+  async create(options) {
+    const path = findLldbDap(options.paths.lldb);
+    if (!path) {
+      throw new DebuggerError(
+        'backend_unavailable',
+        options.paths.lldb
+          ? `lldb-dap not found at ${options.paths.lldb}`
+          : 'lldb-dap is not installed: apt-get install lldb-22 (it provides lldb-dap-22), or --lldb-dap PATH',
+      );
+    }
+    return LldbBackend.launch({
+      lldbDapPath: path,
+      env: childEnvironment(process.env, options.passthroughEnv),
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
+      ...(options.allowInferiorCalls !== undefined ? { allowInferiorCalls: options.allowInferiorCalls } : {}),
+      ...(options.outputCapacity !== undefined ? { outputCapacity: options.outputCapacity } : {}),
+      ...(options.sourceRoots ? { sourceRoots: options.sourceRoots } : {}),
+      ...(options.transcript ? { transcript: options.transcript } : {}),
+      ...(options.openTimeoutMs !== undefined ? { startTimeoutMs: Math.max(options.openTimeoutMs, 30_000) } : {}),
+      watchpointProbe: watchpointProbe(options),
+    });
+  },
+  doctor: (options) => lldbDoctor({ ...options, watchpointProbe: watchpointProbe(options) }),
+};
+
 function rrPath(options: { paths: BackendOptions['paths'] }): string | undefined {
   return options.paths.rr ?? findOnPath(['rr']);
 }
@@ -125,6 +171,7 @@ const rrFactory: BackendFactory = {
 
 const FACTORIES: Partial<Record<BackendKind, BackendFactory>> = {
   gdb: gdbFactory,
+  lldb: lldbFactory,
   rr: rrFactory,
 };
 
@@ -161,11 +208,9 @@ export function createBackend(
 
 /** Every backend's doctor lines, run side by side, plus the debuggers not built in yet. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorCheck[]> {
-  const lldbNames = ['lldb-dap', ...Array.from({ length: 8 }, (_, i) => `lldb-dap-${22 - i}`)];
   const results = await Promise.all(Object.values(FACTORIES).map((f) => f.doctor(options)));
   return [
     ...results.flat(),
-    toolCheck('lldb-dap', lldbNames, 'apt-get install lldb (provides lldb-dap-NN)', 'LLDB through DAP'),
     toolCheck('wine', ['wine', 'wine64'], 'apt-get install wine wine64', 'Windows programs'),
     toolCheck('winedbg', ['winedbg'], 'apt-get install wine', 'winedbg --gdb'),
   ];

@@ -57,6 +57,15 @@ export const OPTIONS: OptionSpec[] = [
     },
   },
   {
+    flag: '--lldb-dap',
+    env: 'DBG_MCP_LLDB_DAP',
+    value: 'PATH',
+    help: 'lldb-dap executable for backend=lldb (default: the newest lldb-dap-NN, else lldb-dap, on PATH)',
+    apply: (c, raw, from) => {
+      c.backends = { ...c.backends, lldb: { ...c.backends.lldb, path: nonEmpty(raw, from) } };
+    },
+  },
+  {
     flag: '--root',
     env: 'DBG_MCP_ROOT',
     value: 'DIR',

@@ -16,7 +16,7 @@ import { DebuggerError } from '../util/errors.js';
 import { OutputRing } from './outputRing.js';
 import { StdinQueue, type StdinReport, type StdinWaitOptions } from './stdinQueue.js';
 
-export type { StdinReport, StdinWaitOptions } from './stdinQueue.js';
+export { type StdinReport, type StdinWaitOptions, waitUntil } from './stdinQueue.js';
 
 interface PtyBinding {
   open(cols: number, rows: number): { master: number; slave: number; pty: string };

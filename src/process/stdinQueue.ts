@@ -27,6 +27,11 @@ export interface StdinWaitOptions {
   signal?: AbortSignal;
 }
 
+/** The wait options for a write answered by `deadline` (a Date.now() time), or at `signal`. */
+export function waitUntil(deadline: number, signal?: AbortSignal): StdinWaitOptions {
+  return { timeoutMs: Math.max(0, deadline - Date.now()), ...(signal ? { signal } : {}) };
+}
+
 /** Writes what it can of `bytes` without blocking: the count taken, 0 when the terminal is full. */
 export type WriteSome = (bytes: Buffer) => number;
 

@@ -20,7 +20,7 @@ import type {
 import { guardSession, releaseSession } from '../../process/orphanGuard.js';
 import { OutputRing } from '../../process/outputRing.js';
 import { identify, killSessionsAndWait } from '../../process/processTree.js';
-import type { ProgramTerminal, StdinWaitOptions } from '../../process/programTerminal.js';
+import { type ProgramTerminal, waitUntil } from '../../process/programTerminal.js';
 import { groupAlive, signalGroup, spawnInGroup, stopGroup } from '../../process/spawnGroup.js';
 import { consoleCommand, gdbExit, gdbSet, gdbVersion } from '../../protocols/mi/commands/gdb.js';
 import type { MiFrameOptions, MiSender } from '../../protocols/mi/commands/miSender.js';
@@ -553,8 +553,4 @@ export class GdbBackend implements DebuggerBackend {
   signalDebugger(signal: NodeJS.Signals): boolean {
     return this.child.pid !== undefined && signalGroup(this.child.pid, signal);
   }
-}
-
-function waitUntil(deadline: number, signal?: AbortSignal): StdinWaitOptions {
-  return { timeoutMs: Math.max(0, deadline - Date.now()), ...(signal ? { signal } : {}) };
 }

@@ -1,0 +1,356 @@
+// The end-to-end scenarios, once per backend that debugs native Linux programs: the same calls
+// through the built server with `backend` set, and the same evidence expected back. GDB is the
+// reference; LLDB runs when lldb-dap is installed and is skipped with the reason otherwise.
+// Where LLDB cannot do what GDB does (its watchpoints are hardware only), the test asks the machine
+// probe what this machine can do and checks the answer that fits, saying which one it saw.
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { probeMachineOnce } from '../../src/backends/gdb/gdbHardwareProbe.js';
+import { lldbDapCandidates } from '../../src/backends/lldb/lldbPath.js';
+import { childEnvironment } from '../../src/process/childEnvironment.js';
+import { findOnPath } from '../../src/util/which.js';
+import { lineOf } from '../helpers/markers.js';
+import { startServer } from '../helpers/mcp.js';
+import { fixture, fixturesDir, repoRoot } from '../helpers/paths.js';
+import { alive, descendants, describeProcs, readProc } from '../helpers/procfs.js';
+import { RawServer } from '../helpers/rawServer.js';
+import { printed, startProcess, traceState, waitUntil } from '../helpers/targets.js';
+
+const run = promisify(execFile);
+const lldbDap = lldbDapCandidates()[0];
+const BACKENDS = [
+  { backend: 'gdb', missing: findOnPath(['gdb']) === undefined ? 'gdb is not installed' : undefined },
+  {
+    backend: 'lldb',
+    missing: lldbDap === undefined ? 'lldb-dap is not installed (apt-get install lldb-22; .ci/run does)' : undefined,
+  },
+] as const;
+/** Generous: only there to name a hang. Timing belongs to the bench. */
+const HANG_MS = 20_000;
+const TEST_MS = 120_000;
+
+const cppProgram = fixture('cpp/throw');
+const haveCompiler = findOnPath(['g++']) !== undefined;
+const scratch: string[] = [];
+
+beforeAll(async () => {
+  if (!haveCompiler) return;
+  mkdirSync(fixture('cpp'), { recursive: true });
+  await run('g++', ['-g', '-O0', '-fno-omit-frame-pointer', '-Wall', '-o', cppProgram, 'throw.cpp'], {
+    cwd: join(repoRoot, 'fixtures', 'cpp'),
+  });
+}, TEST_MS);
+
+afterEach(() => {
+  for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** Every process whose parent chain reaches `pid`, with the names of LLDB's and GDB's helpers. */
+function tree(pid: number | undefined): number[] {
+  return pid === undefined ? [] : descendants(pid).map((p) => p.pid);
+}
+
+async function gone(pids: readonly number[], what: string): Promise<void> {
+  await waitUntil(
+    () => pids.every((p) => !alive(p)),
+    `${what} to be gone: ${describeProcs(pids.flatMap((p) => readProc(p) ?? [])).join('; ')}`,
+    HANG_MS,
+  );
+}
+
+describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
+  const start = async (h: Awaited<ReturnType<typeof startServer>>, args: Record<string, unknown>) => {
+    const r = await h.call('dbg_start', { backend, ...args }, { timeoutMs: HANG_MS * 2 });
+    expect(r.isError, r.text).toBe(false);
+    return r;
+  };
+
+  it.skipIf(missing !== undefined)(
+    `NULL dereference, in one call${missing ? ` (${missing})` : ''}`,
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const r = await start(h, { program: fixture('crash'), args: ['segv'] });
+      expect(r.data.debugger).toMatch(backend === 'lldb' ? /lldb/ : /gdb/i);
+      expect(r.data.outcome).toMatchObject({ kind: 'stopped', reason: 'signal-received', signal: 'SIGSEGV' });
+      expect(r.data.views.crash).toMatchObject({ signal: 'SIGSEGV', fault_address: '0x0' });
+      expect(r.text).toMatch(/hint: NULL pointer dereference in store at crash\.c:13/);
+      expect(r.text).toMatch(/#0 store \(p=0x0, value=12\) at crash\.c:13/);
+      expect(r.text).toMatch(/locals #1 update: doubled = 12/);
+      await h.call('dbg_close', { session_id: r.data.session_id });
+    },
+  );
+
+  it.skipIf(missing !== undefined)('a failed assert: the message it printed', { timeout: TEST_MS }, async () => {
+    const h = await startServer();
+    const r = await start(h, { program: fixture('crash'), args: ['assert'] });
+    expect(r.data.views.crash.signal).toBe('SIGABRT');
+    expect(r.text).toMatch(/hint: abort: .*Assertion `count == 0 && "count must be zero"' failed/);
+  });
+
+  /**
+   * A hang is diagnosed where the deadline finds the program. On a loaded machine the deadline
+   * can come before the program reaches its hang (still in the loader, threads not yet blocked):
+   * then it runs on and is interrupted again, a bounded number of times.
+   */
+  async function untilHung(
+    h: Awaited<ReturnType<typeof startServer>>,
+    first: { data: any; text: string },
+    hung: (r: { data: any; text: string }) => boolean,
+  ): Promise<{ data: any; text: string }> {
+    let r = first;
+    for (let attempt = 1; !hung(r) && attempt <= 20; attempt++) {
+      r = await h.call('dbg_run', {
+        session_id: first.data.session_id,
+        action: 'continue',
+        timeout_ms: 1500,
+        on_timeout: 'interrupt',
+        inspect: ['stop', 'threads'],
+      });
+    }
+    return r;
+  }
+
+  it.skipIf(missing !== undefined)('a deadlock: the circle of threads named', { timeout: TEST_MS }, async () => {
+    const h = await startServer();
+    const first = await start(h, { program: fixture('deadlock'), timeout_ms: 1500 });
+    const r = await untilHung(h, first, (x) => /deadlock/.test(x.data.views?.threads?.hint ?? ''));
+    const threads = r.data.views.threads;
+    expect(threads.total).toBe(3);
+    expect(r.text).toMatch(new RegExp(`transfer .*deadlock\\.c:${lineOf('deadlock.c', '@transfer-waits')}`));
+    expect(r.text).toMatch(new RegExp(`audit .*deadlock\\.c:${lineOf('deadlock.c', '@audit-waits')}`));
+    expect(threads.hint).toMatch(
+      /^deadlock: thread \d+ \((transfer|audit)\) waits for thread \d+ \(mutex (ledger|accounts) \(0x[0-9a-f]+\)\), thread \d+ \((transfer|audit)\) waits for thread \d+/,
+    );
+  });
+
+  it.skipIf(missing !== undefined)(
+    'a hang, interrupted at the deadline: where it spins',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const first = await start(h, { program: fixture('spin'), timeout_ms: 1500 });
+      const r = await untilHung(h, first, (x) => /spin \(\) at spin\.c:8/.test(x.text));
+      expect(r.data.outcome.kind).toBe('stopped');
+      expect(r.text).toMatch(/it is spinning/);
+      // Interrupted, it runs on and stops again when asked.
+      const id = first.data.session_id;
+      const on = await h.call('dbg_run', { session_id: id, action: 'continue', timeout_ms: 300, on_timeout: 'return' });
+      expect(on.data.outcome).toEqual({ kind: 'running' });
+      const again = await h.call('dbg_run', { session_id: id, action: 'interrupt' });
+      expect(again.data.outcome.kind).toBe('stopped');
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'a crash triggered by input typed into its terminal',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const r = await start(h, { program: fixture('stdin_echo'), stdin: 'one\ncrash\n' });
+      expect(r.text).toMatch(/hint: NULL pointer dereference in main at stdin_echo\.c:12/);
+      expect(r.text).toContain('line = "crash\\n');
+      expect(r.data.views.crash.output_tail).toContain('got:one');
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'a watchpoint: stops at the write, or is refused where it cannot fire',
+    { timeout: TEST_MS },
+    async (ctx) => {
+      const gdb = findOnPath(['gdb']);
+      const probe = gdb
+        ? (await probeMachineOnce({ gdbPath: gdb, env: childEnvironment(process.env) })).hardware
+        : undefined;
+      if (backend === 'gdb' && probe?.watchpoints === 'dead') {
+        // GDB's way round dead debug registers (software watchpoints) is being wired to the machine
+        // probe in the GDB backend; until then its hardware watchpoint runs past the write here.
+        ctx.skip(
+          `hardware watchpoints are dead on this machine (${probe.detail}); the gdb backend's fallback is not this suite's`,
+        );
+      }
+      const h = await startServer();
+      const r = await start(h, { program: fixture('loop'), stop: 'main' });
+      const id = r.data.session_id;
+      const w = await h.call('dbg_breakpoints', {
+        session_id: id,
+        action: 'set',
+        kind: 'watchpoint',
+        expression: 'total',
+      });
+      console.log(
+        `${backend} watchpoint on this machine: probe says ${probe?.watchpoints ?? 'nothing (no gdb)'}; answer: ${w.isError ? w.code : 'set'}`,
+      );
+      if (backend === 'lldb' && probe?.watchpoints === 'dead') {
+        expect(w.code).toBe('backend_unavailable');
+        expect(w.text).toMatch(
+          /watchpoints do not work on this machine: LLDB has only hardware watchpoints, and they never fire here/,
+        );
+        return;
+      }
+      expect(w.isError, w.text).toBe(false);
+      expect(w.data.breakpoint.what).toBe('total');
+      if (probe?.watchpoints === 'work' || backend === 'gdb') {
+        const hit = await h.call('dbg_run', { session_id: id, action: 'continue' });
+        expect(hit.data.outcome).toMatchObject({ reason: 'watchpoint-trigger' });
+      }
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'a crash in a worker thread: that thread, its frames and locals',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const r = await start(h, { program: fixture('worker_crash') });
+      const crash = r.data.views.crash;
+      expect(crash.signal).toBe('SIGSEGV');
+      expect(r.text).toMatch(
+        new RegExp(
+          `hint: NULL pointer dereference in consume at worker_crash\\.c:${lineOf('worker_crash.c', '@worker-crash')}`,
+        ),
+      );
+      expect(r.text).toMatch(/worker \(arg=0x[0-9a-f]+\) at worker_crash\.c/);
+      const threads = await h.call('dbg_inspect', { session_id: r.data.session_id, view: 'threads' });
+      expect(threads.data.data.threads.length).toBe(4);
+      const main = threads.data.data.threads.find((t: { stack?: { function?: string }[] }) =>
+        (t.stack ?? []).some((f) => f.function === 'main'),
+      );
+      expect(main).toBeDefined();
+      expect(crash.thread).not.toBe(main.id);
+      expect(r.data.outcome.thread).toBe(crash.thread);
+    },
+  );
+
+  it.skipIf(missing !== undefined || !haveCompiler)(
+    `a C++ exception: uncaught, then caught at the throw${haveCompiler ? '' : ' (no g++)'}`,
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const r = await start(h, { program: cppProgram });
+      expect(r.data.views.crash.signal).toBe('SIGABRT');
+      expect(r.text).toMatch(/hint: abort: terminate called after throwing an instance of 'std::runtime_error'/);
+      expect(r.text).toMatch(/what\(\): +empty input/);
+      await h.call('dbg_close', { session_id: r.data.session_id });
+
+      const caught = await start(h, { program: cppProgram, args: ['caught'], stop: 'main' });
+      const id = caught.data.session_id;
+      const c = await h.call('dbg_breakpoints', { session_id: id, action: 'set', kind: 'catchpoint', event: 'throw' });
+      expect(c.isError, c.text).toBe(false);
+      expect(c.data.breakpoint).toMatchObject({ type: 'catchpoint' });
+      const hit = await h.call('dbg_run', { session_id: id, action: 'continue' });
+      expect(hit.data.outcome).toMatchObject({ reason: 'breakpoint-hit', breakpoint: c.data.breakpoint.number });
+      const stack = await h.call('dbg_inspect', { session_id: id, view: 'stack' });
+      expect(stack.data.data.frames.map((f: { function?: string }) => f.function)).toContain('main');
+      expect(stack.text).toMatch(new RegExp(`parse.* at throw\\.cpp:${lineOf('../cpp/throw.cpp', '@throw')}`));
+      const syscall = await h.call('dbg_breakpoints', {
+        session_id: id,
+        action: 'set',
+        kind: 'catchpoint',
+        event: 'syscall',
+      });
+      if (backend === 'lldb') {
+        expect(syscall.code).toBe('backend_unavailable');
+        expect(syscall.text).toContain('catches C++ throw and catch only');
+      } else {
+        expect(syscall.isError, syscall.text).toBe(false);
+      }
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'a core: opened at the crash it recorded, and nothing runs',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const dir = mkdtempSync(join(fixturesDir, 'build', 'backends-'));
+      scratch.push(dir);
+      // The core is written by GDB's gcore (the dbg_memory save_core of a gdb session).
+      const live = await h.call('dbg_start', { program: fixture('crash'), args: ['segv'] });
+      const path = join(dir, 'crash.core');
+      const saved = await h.call('dbg_memory', { session_id: live.data.session_id, action: 'save_core', path });
+      expect(saved.isError, saved.text).toBe(false);
+      await h.call('dbg_close', { session_id: live.data.session_id });
+      const core = await start(h, { program: fixture('crash'), core: path });
+      expect(core.data.target).toEqual({ kind: 'core', core: path });
+      expect(core.data.views.crash).toMatchObject({ signal: 'SIGSEGV', fault_address: '0x0' });
+      expect(core.text).toContain('hint: NULL pointer dereference in store at crash.c:13');
+      const moved = await h.call('dbg_run', { session_id: core.data.session_id, action: 'continue' });
+      expect(moved.code).toBe('wrong_state');
+      const value = await h.call('dbg_evaluate', { session_id: core.data.session_id, expressions: ['value'] });
+      expect(value.data.results[0]).toMatchObject({ expression: 'value', value: '12' });
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'attach: every thread shown, and closing detaches (the process runs on, untraced)',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const threads = startProcess(fixture('threads'));
+      await printed(threads, 'all started');
+      const pid = threads.pid ?? 0;
+      const r = await start(h, { attach: pid });
+      expect(r.data.target).toEqual({ kind: 'attach', pid });
+      expect(r.data.program).toBe(fixture('threads'));
+      expect(r.data.views.threads.total).toBe(4);
+      expect(r.text).toMatch(/waiting: sleep/);
+      expect(traceState(pid)?.tracerPid).toBeGreaterThan(0);
+      const closed = await h.call('dbg_close', { session_id: r.data.session_id });
+      expect(closed.data.note).toContain(`detached from pid ${pid}`);
+      await waitUntil(() => traceState(pid)?.tracerPid === 0, 'the process to be untraced', HANG_MS);
+      expect(['R', 'S']).toContain(traceState(pid)?.state);
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'closing leaves nothing: the debugger, its helpers, the program and what it forked',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const r = await start(h, {
+        program: fixture('forker'),
+        args: ['wait'],
+        timeout_ms: 2000,
+        on_timeout: 'interrupt',
+      });
+      const listed = (await h.call('dbg_sessions', {})).data.sessions[0];
+      const debuggerPid: number = listed.debugger_pid;
+      const everything = [debuggerPid, ...tree(debuggerPid), ...listed.pids];
+      // lldb-server (LLDB) runs the program: it is part of what must go.
+      if (backend === 'lldb') expect(everything.some((p) => /lldb-server/.test(readProc(p)?.comm ?? ''))).toBe(true);
+      const out = await h.call('dbg_io', { session_id: r.data.session_id, action: 'read' });
+      const kids = [...String(out.data.text ?? '').matchAll(/kid \w+ (\d+)/g)].map((m) => Number(m[1]));
+      expect(kids.length).toBeGreaterThanOrEqual(3);
+      await h.call('dbg_close', { session_id: r.data.session_id });
+      await gone([...everything, ...kids], 'every process of the session');
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'the client hanging up, and the server SIGKILLed: nothing outlives them',
+    { timeout: TEST_MS },
+    async () => {
+      for (const end of ['hang-up', 'SIGKILL'] as const) {
+        const server = await RawServer.start();
+        await server.call('dbg_start', { backend, program: fixture('spin'), timeout_ms: 300, on_timeout: 'return' });
+        await server.call('dbg_start', { backend, program: fixture('hello'), stop: 'main' });
+        const sessions = (await server.call('dbg_sessions', {})).sessions;
+        expect(sessions.length).toBe(2);
+        const pids: number[] = sessions.flatMap((s: { pids: number[]; debugger_pid: number }) => [
+          s.debugger_pid,
+          ...s.pids,
+          ...tree(s.debugger_pid),
+        ]);
+        if (backend === 'lldb') expect(pids.some((p) => /lldb-server/.test(readProc(p)?.comm ?? ''))).toBe(true);
+        if (end === 'SIGKILL') server.child.kill('SIGKILL');
+        else server.child.stdin?.end();
+        await server.exited;
+        await gone(pids, `after ${end}, lldb-dap/gdb, lldb-server and the programs`);
+      }
+    },
+  );
+});
