@@ -36,6 +36,8 @@ export interface OpenRequest {
   signal?: AbortSignal;
   /** A backend made by the caller instead of the registry's (tests stand in a replay server). */
   backend?: (options: BackendOptions) => Promise<DebuggerBackend>;
+  /** Who opens it (the MCP client's name): a person's shared debugger is told who joins. */
+  client?: string;
 }
 
 export interface OpenedSession {
@@ -61,6 +63,10 @@ function sessionTarget(target: TargetSpec): SessionTarget {
       return { kind: 'remote', program, args, ...remote };
     case 'replay':
       return { kind: 'replay', program, args: [], trace: target.trace };
+    case 'joined':
+      // A person's session: like an attached process, it was not started here and is never
+      // killed from here (the backend refuses to), whatever it is called in the listing.
+      return { kind: 'attach', program: target.share.program ?? '', args: [], pid: target.share.pid ?? 0 };
   }
 }
 
@@ -140,6 +146,7 @@ export class SessionManager {
         paths: {},
         ...this.options.backends,
         openTimeoutMs: request.timeoutMs,
+        ...(request.client !== undefined ? { client: request.client } : {}),
         ...(transcript
           ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) }
           : {}),

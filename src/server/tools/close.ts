@@ -15,7 +15,7 @@ export const closeTool = defineTool({
   name: 'dbg_close',
   title: 'Close',
   description:
-    'Ends a session: kills the program (detaches an attached one) and the debugger. Idempotent: an unknown id gives closed=false.',
+    'Ends a session: kills the program (detaches an attached one; a joined one is left as it was) and the debugger. Idempotent: an unknown id gives closed=false.',
   input: z.strictObject({ session_id: sessionId }),
   output,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true },
@@ -35,8 +35,10 @@ export const closeTool = defineTool({
     const debuggerPid = session.debugger.pid;
     const closed = await ctx.sessions.close(id);
     const through = target.remote ? ` through ${target.remote}` : '';
-    const what =
-      target.kind === 'core'
+    const joined = session.capabilities.access !== undefined;
+    const what = joined
+      ? `left the person's ${session.debugger.kind}${debuggerPid ? ` (pid ${debuggerPid})` : ''}: it and their program${pids.length > 0 ? ` (pid ${pids.join(', ')})` : ''} are as they were, and still theirs`
+      : target.kind === 'core'
         ? `closed the core ${target.core}`
         : target.kind === 'remote'
           ? `disconnected from ${target.remote} (the stub ends a program it started, lets go of one it attached)`
@@ -45,11 +47,13 @@ export const closeTool = defineTool({
             : target.kind === 'attach'
               ? `detached from pid ${pids.join(', ')}${through}: it runs on`
               : `killed pid ${pids.join(', ')}${through}`;
-    const note = closed
-      ? `closed session ${id}: ${what}; the debugger${debuggerPid ? ` (pid ${debuggerPid})` : ''} has stopped`
-      : `session ${id} was closed meanwhile; nothing to do`;
+    const note = !closed
+      ? `session ${id} was closed meanwhile; nothing to do`
+      : joined
+        ? `closed session ${id}: ${what}`
+        : `closed session ${id}: ${what}; the debugger${debuggerPid ? ` (pid ${debuggerPid})` : ''} has stopped`;
     return {
-      data: { closed, ...(closed && pids.length > 0 ? { pids } : {}), note },
+      data: { closed, ...(closed && pids.length > 0 && !joined ? { pids } : {}), note },
       text: note,
     };
   },

@@ -50,10 +50,13 @@ const output = z.object({
   debugger: z.string().describe('The debugger and its version.'),
   target: z
     .object({
-      kind: z.enum(['launch', 'core', 'attach', 'remote', 'replay']),
+      kind: z.enum(['launch', 'core', 'attach', 'remote', 'replay', 'joined']),
       core: z.string().optional(),
       pid: z.number().optional(),
       remote: z.string().optional(),
+      share: z.string().optional(),
+      owner: z.string().optional(),
+      access: z.enum(['read', 'control']).optional(),
     })
     .optional()
     .describe('Absent for a program launched here.'),
@@ -77,9 +80,17 @@ export const startTool = defineTool({
     const timeout = args.timeout_ms ?? ctx.config.runTimeoutMs;
     ctx.progress(
       0,
-      target.kind === 'launch' && target.remote === undefined ? 'starting the debugger' : 'opening the target',
+      target.kind === 'launch' && target.remote === undefined
+        ? 'starting the debugger'
+        : target.kind === 'joined'
+          ? "joining the person's debugger"
+          : 'opening the target',
     );
-    const opened = await ctx.sessions.open(kind, target, { timeoutMs: timeout, signal: ctx.signal });
+    const opened = await ctx.sessions.open(kind, target, {
+      timeoutMs: timeout,
+      signal: ctx.signal,
+      client: ctx.client,
+    });
     const { session } = opened;
     const warnings = [...opened.report.warnings];
     try {
@@ -96,8 +107,11 @@ export const startTool = defineTool({
           : compact({
               kind: target.kind,
               core: target.kind === 'core' ? target.core : undefined,
-              pid: target.kind === 'attach' ? target.pid : undefined,
+              pid: target.kind === 'attach' ? target.pid : target.kind === 'joined' ? target.share.pid : undefined,
               remote: 'remote' in target ? target.remote : undefined,
+              share: target.kind === 'joined' ? target.share.id : undefined,
+              owner: target.kind === 'joined' ? target.share.owner : undefined,
+              access: session.capabilities.access,
             }),
         breakpoints: installed.length > 0 ? installed.map(breakpointWire) : undefined,
       });
@@ -116,6 +130,15 @@ export const startTool = defineTool({
         outcome = args.record
           ? await startRecorded(session, stop, args, ctx, warnings)
           : await startRun(session, stop, args, ctx, warnings);
+      } else if (target.kind === 'joined') {
+        // The person's program stays where they left it: joining moves nothing.
+        if (!outcome) {
+          const note =
+            session.phase === 'running'
+              ? 'their program is running: dbg_run action=wait reads the next stop (it is theirs to stop)'
+              : 'no program runs in their debugger yet';
+          return { data, text: [...extraText, note].join('\n'), session, warnings };
+        }
       } else if (target.kind !== 'core' && outcome?.kind === 'stopped') {
         outcome = await goOn(session, outcome, args, ctx, target.kind === 'attach');
       }
