@@ -227,4 +227,33 @@ describe('joining a shared gdb', () => {
     }
     await personCarriesOn(person);
   });
+
+  it('joins a program that runs, and sees the stop the person makes', async () => {
+    const xdg = runtimeDir();
+    const person = new Person('gdb', ['-q', '-nx', fixture('spin')], { HOME: xdg, XDG_RUNTIME_DIR: xdg });
+    await person.expect(/\(gdb\) /);
+    person.type(`!${process.execPath} ${DIST} share`);
+    const ready = await person.expect(/(gdb-\d+) is ready[\s\S]*?new-ui mi3 (\/dev\/pts\/\d+)/);
+    person.type(`new-ui mi3 ${ready[2]}`);
+    await person.expect(/this gdb is shared/);
+    const id = ready[1] as string;
+    const server = await startServer([], { XDG_RUNTIME_DIR: xdg });
+    const before = await server.call('dbg_sessions', {});
+    expect(before.data.shares?.[0]).toMatchObject({ id, state: 'none' });
+
+    await person.run('run', /spinning/);
+    const joined = await server.call('dbg_start', { join: id });
+    expect(joined.isError, joined.text).toBe(false);
+    expect(joined.text).toMatch(/their program is running/);
+    const session = joined.data.session_id as string;
+    const waiting = server.call('dbg_run', { session_id: session, action: 'wait', timeout_ms: 20_000 });
+    const refused = await server.call('dbg_run', { session_id: session, action: 'interrupt' });
+    expect(refused.isError).toBe(true);
+    person.press('\x03');
+    const waited = await waiting;
+    expect(waited.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
+    expect(waited.text).toMatch(/spin/);
+    await server.call('dbg_close', { session_id: session });
+    await person.run('bt', /#0 .*spin \(\) at .*spin\.c:\d+[\s\S]*\(gdb\) /);
+  });
 });

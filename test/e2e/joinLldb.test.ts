@@ -163,4 +163,32 @@ describe.skipIf(LLDB === undefined)('joining a shared LLDB (protocol-server star
     expect(why(4194301)).toMatch(/mode 0644/);
     await personCarriesOn(person);
   });
+
+  it('joins a program that runs, and sees the stop the person makes', async () => {
+    const dir = home();
+    const person = new Person(
+      LLDB as string,
+      ['-x', '-O', 'settings set show-statusline false', '--', fixture('spin')],
+      {
+        HOME: dir,
+      },
+    );
+    await person.expect(/Current executable set to/);
+    await person.run('protocol-server start MCP listen://localhost:0', /MCP server started/);
+    await person.run('run', /spinning/);
+    const server = await startServer([], { HOME: dir });
+    const joined = await server.call('dbg_start', { join: `lldb-${person.pid}` });
+    expect(joined.isError, joined.text).toBe(false);
+    expect(joined.text).toMatch(/their program is running/);
+    const session = joined.data.session_id as string;
+    const waiting = server.call('dbg_run', { session_id: session, action: 'wait', timeout_ms: 20_000 });
+    // While the program runs, LLDB hands the terminal to it: the person stops it with Ctrl-C.
+    person.press('\x03');
+    await person.expect(/stop reason = signal SIGSTOP/);
+    const waited = await waiting;
+    expect(waited.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGSTOP' });
+    expect(waited.text).toMatch(/spin/);
+    await server.call('dbg_close', { session_id: session });
+    await person.run('bt', /frame #\d+: .*spin`spin/);
+  });
 });

@@ -68,6 +68,11 @@ export class Person {
     this.term.write(`${line}\r`);
   }
 
+  /** A key as typed, with no Enter after it (\x03 is Ctrl-C). */
+  press(key: string): void {
+    this.term.write(key);
+  }
+
   /**
    * Waits until the screen, after the last match, shows `pattern`; returns the match. Fails
    * naming what the screen shows; the deadline only catches a hang.

@@ -167,7 +167,6 @@ export class ShareHolder {
       closeSync(this.slaveFd);
       this.slaveFd = undefined;
     }
-    this.state = 'none';
     this.ownCommand('list-thread-groups', (r) => {
       if (r.kind !== 'result' || r.class !== 'done') return;
       const groups = r.results['groups'];

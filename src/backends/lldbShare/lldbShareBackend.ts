@@ -89,6 +89,8 @@ export const LLDB_SHARE_CAPABILITIES: BackendCapabilities = {
 };
 
 const REFRESH_MS = 250;
+/** While the person's program runs, how often its state is read (nothing else would tell us it stopped). */
+const RUNNING_POLL_MS = 500;
 const GROUP = 'p1';
 const OUTPUT_LIMIT = 256 * 1024;
 
@@ -125,6 +127,7 @@ export class LldbShareBackend implements DebuggerBackend {
   private stopCount: number | undefined;
   private stopThread: number | undefined;
   private checkedAt = 0;
+  private poll: NodeJS.Timeout | undefined;
   private closed = false;
   private died = false;
   /** Full paths of source files LLDB named (by module and base name), the only files read from disk. */
@@ -236,11 +239,26 @@ export class LldbShareBackend implements DebuggerBackend {
       this.emit({ type: 'exited', exit: { ...(exit.code !== undefined ? { code: exit.code } : {}), group: GROUP } });
     } else if (status.state === 'running' && before.state !== 'running') {
       this.emit({ type: 'running', threadId: 'all' });
+      this.watchRun();
     } else if (status.state === 'stopped' && (before.state !== 'stopped' || count !== this.stopCount)) {
       if (before.state === 'stopped') this.emit({ type: 'running', threadId: 'all' });
       this.stopCount = count;
       this.emit({ type: 'stopped', stop: await this.readStop(signal) });
     }
+  }
+
+  /** Reads the state every RUNNING_POLL_MS while the program runs, so a wait sees the stop. */
+  private watchRun(): void {
+    if (this.poll) return;
+    this.poll = setInterval(() => {
+      if (this.closed || this.died || this.status.state !== 'running') {
+        clearInterval(this.poll);
+        this.poll = undefined;
+        return;
+      }
+      this.refresh(undefined, true).catch(() => {});
+    }, RUNNING_POLL_MS);
+    this.poll.unref();
   }
 
   /** The stop as it stands: the threads, the selected one's reason and frame. */
@@ -383,9 +401,10 @@ export class LldbShareBackend implements DebuggerBackend {
     await this.refresh(signal);
     const thread = options.threadId ?? this.stopThread;
     const from = options.from ?? 0;
-    const count = options.to !== undefined ? options.to - from + 1 : undefined;
+    // An unbounded backtrace of a runaway recursion would be megabytes of text: a page at most.
+    const count = options.to !== undefined ? options.to - from + 1 : 1000;
     const text = await this.must(
-      `thread backtrace -s ${from}${count !== undefined ? ` -c ${count}` : ''}${thread !== undefined ? ` ${thread}` : ''}`,
+      `thread backtrace -s ${from} -c ${count}${thread !== undefined ? ` ${thread}` : ''}`,
       signal,
     );
     const frames: Frame[] = [];
@@ -601,6 +620,7 @@ export class LldbShareBackend implements DebuggerBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    if (this.poll) clearInterval(this.poll);
     await this.queue.catch(() => {});
     if (!this.died) tellPerson(this.share.debuggerPid, 'the agent left this LLDB; nothing of yours was changed');
     this.client.close();

@@ -138,11 +138,10 @@ export function readLldbShares(dir: string): ShareListing {
       continue;
     }
     if (!processAlive(pid) || !isLldbProcess(pid)) {
-      listing.ignored.push({
-        file,
-        why: `stale: LLDB process ${pid} is gone (killed before it could remove the file)`,
-        stale: true,
-      });
+      const why = processAlive(pid)
+        ? `stale: process ${pid} is not LLDB (the LLDB that wrote this is gone, and its pid was reused)`
+        : `stale: LLDB process ${pid} is gone (killed before it could remove the file)`;
+      listing.ignored.push({ file, why, stale: true });
       continue;
     }
     listing.shares.push({
