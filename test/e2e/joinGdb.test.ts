@@ -253,7 +253,43 @@ describe('joining a shared gdb', () => {
     const waited = await waiting;
     expect(waited.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
     expect(waited.text).toMatch(/spin/);
+    await person.expect(/\(gdb\) /);
+
+    // The refusal said what to type; the person types it, and the agent may run the program.
+    const refusedRun = await server.call('dbg_run', { session_id: session, action: 'continue' });
+    const typed = /dbg-mcp share --allow-control --id gdb-\d+/.exec(refusedRun.text)?.[0];
+    expect(typed, refusedRun.text).toBe(`dbg-mcp share --allow-control --id ${id}`);
+    await person.run(`!${process.execPath} ${DIST} share --allow-control --id ${id}`, /now allows reading and running/);
+    await person.expect(/the agent may now run your program/);
+    const ran = await server.call('dbg_run', { session_id: session, action: 'continue', timeout_ms: 1000 });
+    expect(ran.data.outcome).toMatchObject({ kind: 'running' });
+    // The shared channel does not read while the program runs: the share sends SIGINT to it.
+    const stopped = await server.call('dbg_run', { session_id: session, action: 'interrupt' });
+    expect(stopped.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
     await server.call('dbg_close', { session_id: session });
     await person.run('bt', /#0 .*spin \(\) at .*spin\.c:\d+[\s\S]*\(gdb\) /);
+  });
+
+  it("the person's gdb exiting ends the session with why, and the share process with it", async () => {
+    const xdg = runtimeDir();
+    const { person, id } = await sharedCrash(xdg);
+    const server = await startServer([], { XDG_RUNTIME_DIR: xdg });
+    const joined = await server.call('dbg_start', { join: id });
+    const session = joined.data.session_id as string;
+    person.type('kill');
+    await person.run('y', /\(gdb\) /);
+    person.type('quit');
+    for (let i = 0; i < 400 && !person.exited; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(person.exited).toBe(true);
+    const sharePid = Number(id.slice('gdb-'.length));
+    let summary = '';
+    for (let i = 0; i < 400; i++) {
+      const mine = (await server.call('dbg_sessions', {})).data.sessions.find((s: { id: string }) => s.id === session);
+      summary = mine.summary;
+      if (mine.state === 'dead' && !alive(sharePid)) break;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(summary).toMatch(/gdb (exited|closed the shared terminal)/);
+    expect(alive(sharePid)).toBe(false);
   });
 });
