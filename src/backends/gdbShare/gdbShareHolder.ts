@@ -2,7 +2,7 @@
 // master end, and waits for the person to type `new-ui mi3 <slave>` in their gdb, which makes a
 // second, MI user interface of that gdb on our terminal. It then relays that MI channel to one
 // agent at a time over an owner-only unix socket, and is the gatekeeper: every line from the agent
-// passes gdbSharePolicy before gdb sees it.
+// passes its gate (gdbShareGate.ts) before gdb sees it.
 //
 // Why a process of its own: the person's gdb holds the slave end, and a pty whose master closes
 // just loses that UI (measured with GDB 13: the person's own commands, `run` and `continue` go on
@@ -20,14 +20,13 @@ import { closeSync, readdirSync, readlinkSync, rmSync, statSync, writeSync } fro
 import { createServer, type Server, type Socket } from 'node:net';
 import tty from 'node:tty';
 import { openPtyPair } from '../../process/ptyPair.js';
-import { parseMiInput } from '../../protocols/mi/miInputParser.js';
 import { MiLineSplitter } from '../../protocols/mi/miLineSplitter.js';
 import { parseMiLine } from '../../protocols/mi/miParser.js';
 import type { MiRecord } from '../../protocols/mi/miRecords.js';
 import type { ShareAccess } from '../debuggerBackend.js';
 import { tellPerson } from '../shares/personTerminal.js';
 import { ensureShareDirectory, ownUid, writeOwnerOnlyJson } from '../shares/shareFiles.js';
-import { gdbShareRefusal } from './gdbSharePolicy.js';
+import { cstring, ShareGate } from './gdbShareGate.js';
 import { type GdbShareRecord, type GdbShareState, recordPath, SHARE_FORMAT, socketPath } from './gdbShareRecord.js';
 
 const OWN_TOKEN_BASE = 900_000_000_000;
@@ -58,19 +57,6 @@ export interface HolderOptions {
   ) => void;
 }
 
-interface Queued {
-  token: string;
-  line: string;
-  /** Run with may-call-functions and may-write-memory off (every read). */
-  guarded: boolean;
-  operation: string;
-}
-
-/** A c-string for an MI error message. */
-function cstring(text: string): string {
-  return JSON.stringify(text.replace(/[\x00-\x1f\x7f]/g, ' '));
-}
-
 export class ShareHolder {
   private readonly id: string;
   private readonly socket: string;
@@ -84,14 +70,16 @@ export class ShareHolder {
   private client: Socket | undefined;
   private clientJoined = false;
   private clientBuffer = '';
-  private readonly queue: Queued[] = [];
-  private inFlight: Queued | undefined;
-  private guardedNow = false;
-  private originals: { calls?: string; memory?: string } = {};
   private nextToken = OWN_TOKEN_BASE;
   private readonly own = new Map<number, (record: MiRecord) => void>();
-  private readonly ownBreakpoints = new Set<string>();
-  private readonly ownVarobjs = new Set<string>();
+  private readonly gate = new ShareGate({
+    id: `gdb-${process.pid}`,
+    access: () => this.access,
+    programPid: () => this.pid,
+    toGdb: (text) => this.toGdb(text),
+    ownCommand: (command, done) => this.ownCommand(command, done),
+    toClient: (line) => this.toClient(line),
+  });
   private gdbPid: number | undefined;
   private program: string | undefined;
   private pid: number | undefined;
@@ -205,8 +193,8 @@ export class ShareHolder {
     }
     this.track(record, line);
     this.toClient(line);
-    if (record.kind === 'result' && this.inFlight && record.token === Number(this.inFlight.token)) {
-      this.settled(this.inFlight, record);
+    if (record.kind === 'result' && record.token !== undefined && record.token === this.gate.inFlightToken) {
+      this.gate.settled(record);
     }
   }
 
@@ -288,7 +276,7 @@ export class ShareHolder {
     for (let nl = this.clientBuffer.indexOf('\n'); nl >= 0; nl = this.clientBuffer.indexOf('\n')) {
       const line = this.clientBuffer.slice(0, nl).replace(/\r$/, '');
       this.clientBuffer = this.clientBuffer.slice(nl + 1);
-      if (this.clientJoined) this.clientCommand(line);
+      if (this.clientJoined) this.gate.command(line);
       else this.hello(line);
     }
     if (this.clientBuffer.length > 1024 * 1024) this.client?.destroy();
@@ -331,98 +319,6 @@ export class ShareHolder {
     );
   }
 
-  private clientCommand(line: string): void {
-    if (line.trim() === '') return;
-    const input = parseMiInput(line);
-    if (typeof input === 'string') {
-      const token = /^(\d+)/.exec(line)?.[1] ?? '';
-      this.toClient(`${token}^error,msg=${cstring(`refused by the share: ${input}`)}`);
-      return;
-    }
-    if (input.token === undefined) {
-      this.toClient(`^error,msg=${cstring('refused by the share: every command needs a token')}`);
-      return;
-    }
-    const why = gdbShareRefusal(input, { access: this.access, own: this.ownBreakpoints, id: this.id });
-    if (why) {
-      this.toClient(`${input.token}^error,msg=${cstring(`refused by the share: ${why}`)},code="dbg-mcp-refused"`);
-      return;
-    }
-    if (input.operation === 'exec-interrupt') {
-      // The new UI does not read while the program runs (mi-async is off): SIGINT, as ^C would.
-      if (this.pid !== undefined) {
-        try {
-          process.kill(this.pid, 'SIGINT');
-        } catch {
-          // already gone: its exit arrives from gdb
-        }
-      }
-      this.toClient(`${input.token}^done`);
-      return;
-    }
-    const runs =
-      /^(exec-|break-)/.test(input.operation) || (input.operation === 'interpreter-exec' && /advance/.test(input.raw));
-    this.queue.push({ token: input.token, line, guarded: !runs, operation: input.operation });
-    this.pump();
-  }
-
-  /** Sends the next queued command once the previous one is answered (one at a time: see guard). */
-  private pump(): void {
-    if (this.inFlight || this.queue.length === 0) return;
-    const next = this.queue.shift() as Queued;
-    this.inFlight = next;
-    if (next.guarded && !this.guardedNow) this.guard();
-    if (!next.guarded && this.guardedNow) this.unguard();
-    this.toGdb(`${next.line}\n`);
-  }
-
-  /**
-   * Turns calls and memory writes off around the agent's reads, remembering the person's values.
-   * Commands go to gdb one at a time, so the values read here are the person's, never our own.
-   */
-  private guard(): void {
-    this.guardedNow = true;
-    this.originals = {};
-    this.ownCommand('gdb-show may-call-functions', (r) => {
-      if (r.kind === 'result' && typeof r.results['value'] === 'string') this.originals.calls = r.results['value'];
-    });
-    this.ownCommand('gdb-show may-write-memory', (r) => {
-      if (r.kind === 'result' && typeof r.results['value'] === 'string') this.originals.memory = r.results['value'];
-    });
-    this.ownCommand('gdb-set may-call-functions off');
-    this.ownCommand('gdb-set may-write-memory off');
-  }
-
-  private unguard(): void {
-    if (!this.guardedNow) return;
-    this.guardedNow = false;
-    const { calls, memory } = this.originals;
-    this.ownCommand(`gdb-set may-call-functions ${calls === 'off' ? 'off' : 'on'}`);
-    this.ownCommand(`gdb-set may-write-memory ${memory === 'off' ? 'off' : 'on'}`);
-  }
-
-  private settled(item: Queued, record: MiRecord): void {
-    this.inFlight = undefined;
-    if (record.kind === 'result' && record.class !== 'error') {
-      if (item.operation === 'break-insert' || item.operation === 'break-watch') {
-        const bkpt = (record.results['bkpt'] ??
-          record.results['wpt'] ??
-          record.results['hw-awpt'] ??
-          record.results['hw-rwpt']) as Record<string, unknown> | undefined;
-        if (typeof bkpt?.['number'] === 'string') this.ownBreakpoints.add(bkpt['number']);
-      } else if (item.operation === 'var-create' && typeof record.results['name'] === 'string') {
-        this.ownVarobjs.add(record.results['name']);
-      } else if (item.operation === 'var-delete') {
-        const name = /\S+$/.exec(item.line)?.[0]?.replace(/"/g, '');
-        if (name) this.ownVarobjs.delete(name);
-      } else if (item.operation === 'break-delete') {
-        for (const n of item.line.split(/\s+/).slice(1)) this.ownBreakpoints.delete(n);
-      }
-    }
-    if (this.queue.length === 0 || !this.queue[0]?.guarded) this.unguard();
-    this.pump();
-  }
-
   private toClient(line: string): void {
     if (this.client && this.clientJoined) this.client.write(`${line}\n`);
   }
@@ -432,22 +328,10 @@ export class ShareHolder {
     const was = this.clientJoined;
     this.client = undefined;
     this.clientJoined = false;
-    this.queue.length = 0;
     if (!was) return;
-    this.tidy();
+    this.gate.tidy();
     this.writeRecord();
     tellPerson(this.gdbPid, 'the agent left this gdb; your program and settings are as they were');
-  }
-
-  /** Deletes the agent's breakpoints and variable objects, and puts the person's settings back. */
-  private tidy(): void {
-    // An answer still due for the agent (a slow read) comes later; the settings go back now.
-    this.unguard();
-    if (this.ownBreakpoints.size > 0) this.ownCommand(`break-delete ${[...this.ownBreakpoints].join(' ')}`);
-    for (const v of this.ownVarobjs) this.ownCommand(`var-delete ${v}`);
-    this.ownBreakpoints.clear();
-    this.ownVarobjs.clear();
-    this.inFlight = undefined;
   }
 
   private setAccess(access: ShareAccess): void {
@@ -496,7 +380,7 @@ export class ShareHolder {
     if (this.ending) return;
     if (this.client && this.clientJoined) {
       this.toClient(`=dbg-mcp-ended,reason=${cstring(reason)}`);
-      this.tidy();
+      this.gate.tidy();
       // Give gdb a moment to take the last commands (it may be busy), never long.
       await new Promise((r) => setTimeout(r, 300).unref());
     }

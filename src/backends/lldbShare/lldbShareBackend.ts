@@ -5,8 +5,8 @@
 // (no $N history), `expression -j false --persistent-result false` for the rest (no JIT, so no
 // calls; no history), and the person's selected thread and frame put back after each read.
 //
-// The server sends no events, so what the program did meanwhile is read on demand (at most every
-// REFRESH_MS, when a read begins): `target list` for the state, and LLDB's stop counter
+// The server sends no events, so what the program did meanwhile is read on demand, when a read
+// begins (lldbShareChannel.ts): `target list` for the state, and LLDB's stop counter
 // (`statistics dump`) to tell a new stop at the same place from the old one.
 
 import { realpath } from 'node:fs/promises';
@@ -18,7 +18,6 @@ import type {
   MemoryBlock,
   Register,
   SourceLine,
-  StopEvent,
   Thread,
   Variable,
 } from '../../model/model.js';
@@ -47,7 +46,8 @@ import { glibcRuntime } from '../runtime/glibcRuntime.js';
 import { writingOperator } from '../shares/expressionEffects.js';
 import { tellPerson } from '../shares/personTerminal.js';
 import { processAlive } from '../shares/shareFiles.js';
-import { type CommandText, LldbMcpClient } from './lldbMcpClient.js';
+import { LldbMcpClient } from './lldbMcpClient.js';
+import { LldbShareChannel, SYSTEM_LIBRARY } from './lldbShareChannel.js';
 import { lldbShareRefusal } from './lldbSharePolicy.js';
 import { isLldbProcess, listenerDistrust } from './lldbShareRegistry.js';
 import {
@@ -55,19 +55,12 @@ import {
   narrowBacktrace,
   narrowBreakpoints,
   narrowDisassembly,
-  narrowExitStatus,
-  narrowFrameInfo,
   narrowImages,
   narrowMemory,
   narrowRegisters,
-  narrowSourceInfo,
-  narrowStopCount,
-  narrowStopReason,
-  narrowTargetList,
   narrowThreadList,
   narrowValue,
   narrowVariables,
-  type TargetStatus,
 } from './lldbShareText.js';
 
 export const LLDB_SHARE_CAPABILITIES: BackendCapabilities = {
@@ -88,14 +81,7 @@ export const LLDB_SHARE_CAPABILITIES: BackendCapabilities = {
   access: 'read',
 };
 
-const REFRESH_MS = 250;
-/** While the person's program runs, how often its state is read (nothing else would tell us it stopped). */
-const RUNNING_POLL_MS = 500;
-const GROUP = 'p1';
 const OUTPUT_LIMIT = 256 * 1024;
-
-/** Libraries of the system: their frames are the runtime's, whatever path their debug info gives. */
-const SYSTEM_LIBRARY = /^(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|libc\+\+|libc\+\+abi)\.so|^ld-linux/;
 
 export interface LldbShareOptions {
   commandTimeoutMs?: number;
@@ -122,24 +108,21 @@ export class LldbShareBackend implements DebuggerBackend {
   readonly output = undefined;
   readonly console = undefined;
   private readonly listeners = new Set<(event: BackendEvent) => void>();
-  private queue: Promise<unknown> = Promise.resolve();
-  private status: TargetStatus = { state: 'none' };
-  private stopCount: number | undefined;
-  private stopThread: number | undefined;
-  private checkedAt = 0;
-  private poll: NodeJS.Timeout | undefined;
   private closed = false;
   private died = false;
-  /** Full paths of source files LLDB named (by module and base name), the only files read from disk. */
-  private readonly sources = new Map<string, string>();
-  private readonly timeoutMs: number;
+  private readonly channel: LldbShareChannel;
 
   private constructor(
     private readonly client: LldbMcpClient,
     private readonly share: ShareEntry,
     options: LldbShareOptions,
   ) {
-    this.timeoutMs = options.commandTimeoutMs ?? 30_000;
+    this.channel = new LldbShareChannel(
+      client,
+      options.commandTimeoutMs ?? 30_000,
+      (e) => this.emit(e),
+      () => this.closed || this.died,
+    );
     this.info = { kind: 'lldb', version: 'LLDB (joined)', protocol: 'lldb-mcp', pid: share.debuggerPid };
   }
 
@@ -195,143 +178,13 @@ export class LldbShareBackend implements DebuggerBackend {
     this.emit({ type: 'died', reason: `${why}; ${reason}` });
   }
 
-  // ---- the channel ------------------------------------------------------------------------
-
-  /** One command, in turn with every other (a selection change must not interleave with a read). */
-  private run(text: string, signal?: AbortSignal): Promise<CommandText> {
-    const next = this.queue.then(() =>
-      this.client.command(text, { timeoutMs: this.timeoutMs, ...(signal ? { signal } : {}) }),
-    );
-    this.queue = next.catch(() => {});
-    return next;
-  }
-
-  /** A command whose error answer becomes a DebuggerError with LLDB's words. */
-  private async must(text: string, signal?: AbortSignal): Promise<string> {
-    const r = await this.run(text, signal);
-    if (r.isError) throw new DebuggerError('debugger_error', errorText(r.text));
-    return r.text;
-  }
-
-  /**
-   * What the program did since the last look: a new stop, a resume, an exit, a new process. The
-   * events go to the session as they would from any backend, so evidence read across a change
-   * is refused as stale.
-   */
-  private async refresh(signal?: AbortSignal, force = false): Promise<void> {
-    if (!force && Date.now() - this.checkedAt < REFRESH_MS) return;
-    this.checkedAt = Date.now();
-    const status = narrowTargetList(await this.must('target list', signal));
-    const before = this.status;
-    let count: number | undefined;
-    if (status.state === 'stopped') {
-      count = narrowStopCount(await this.must('statistics dump --summary --plugins false', signal));
-    }
-    this.status = status;
-    if (before.pid !== undefined && before.pid !== status.pid) {
-      this.emit({ type: 'inferior-exited', group: GROUP });
-    }
-    if (status.pid !== undefined && before.pid !== status.pid && status.state !== 'exited') {
-      this.emit({ type: 'inferior-started', group: GROUP, pid: status.pid });
-    }
-    if (status.state === 'exited' && before.state !== 'exited') {
-      const exit = narrowExitStatus(await this.run('process status', signal).then((r) => r.text));
-      this.emit({ type: 'exited', exit: { ...(exit.code !== undefined ? { code: exit.code } : {}), group: GROUP } });
-    } else if (status.state === 'running' && before.state !== 'running') {
-      this.emit({ type: 'running', threadId: 'all' });
-      this.watchRun();
-    } else if (status.state === 'stopped' && (before.state !== 'stopped' || count !== this.stopCount)) {
-      if (before.state === 'stopped') this.emit({ type: 'running', threadId: 'all' });
-      this.stopCount = count;
-      this.emit({ type: 'stopped', stop: await this.readStop(signal) });
-    }
-  }
-
-  /** Reads the state every RUNNING_POLL_MS while the program runs, so a wait sees the stop. */
-  private watchRun(): void {
-    if (this.poll) return;
-    this.poll = setInterval(() => {
-      if (this.closed || this.died || this.status.state !== 'running') {
-        clearInterval(this.poll);
-        this.poll = undefined;
-        return;
-      }
-      this.refresh(undefined, true).catch(() => {});
-    }, RUNNING_POLL_MS);
-    this.poll.unref();
-  }
-
-  /** The stop as it stands: the threads, the selected one's reason and frame. */
-  private async readStop(signal?: AbortSignal): Promise<StopEvent> {
-    const list = narrowThreadList(await this.must('thread list', signal));
-    for (const t of list.threads) this.emit({ type: 'thread-created', id: t.id, group: GROUP });
-    // The thread with a stop reason is the one that stopped; the person may have selected another.
-    const stopped = [...list.reasons.keys()];
-    const threadId =
-      list.currentThreadId !== undefined && list.reasons.has(list.currentThreadId)
-        ? list.currentThreadId
-        : (stopped[0] ?? list.currentThreadId);
-    this.stopThread = threadId;
-    const reason = threadId === undefined ? undefined : list.reasons.get(threadId);
-    const thread = list.threads.find((t) => t.id === threadId);
-    const frame = thread?.frame ? await this.withSource(thread.frame, signal) : undefined;
-    return {
-      ...(reason ? narrowStopReason(reason) : { reason: 'unknown' as const }),
-      ...(threadId !== undefined ? { threadId } : {}),
-      ...(frame ? { frame } : {}),
-      stoppedThreads: 'all',
-    };
-  }
-
-  /** A frame with the full path of its source, asked of LLDB once per file (`source info -a PC`). */
-  private async withSource(frame: Frame, signal?: AbortSignal): Promise<Frame> {
-    if (frame.file === undefined || frame.address === undefined || isAbsolute(frame.file)) return frame;
-    if (SYSTEM_LIBRARY.test(frame.library ?? '')) return frame;
-    const key = `${frame.library ?? ''}\`${frame.file}`;
-    let full = this.sources.get(key);
-    if (full === undefined) {
-      const said = await this.run(`source info -a ${frame.address}`, signal);
-      full = said.isError ? '' : (narrowSourceInfo(said.text) ?? '');
-      if (this.sources.size < 4096) this.sources.set(key, full);
-    }
-    return full && isAbsolute(full) ? { ...frame, fullname: full } : frame;
-  }
-
-  /**
-   * Runs `work` with thread `threadId`, frame `frame` selected, then puts back what the person had
-   * selected: their thread, and the frame that thread had selected.
-   */
-  private async withSelection<T>(sel: FrameSelector, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const wantThread = sel.threadId ?? this.stopThread;
-    const wantFrame = sel.frame ?? 0;
-    const list = narrowThreadList(await this.must('thread list', signal));
-    const personThread = list.currentThreadId;
-    const moveThread = wantThread !== undefined && wantThread !== personThread;
-    if (moveThread) {
-      if (!list.threads.some((t) => t.id === wantThread)) {
-        throw new DebuggerError('invalid_argument', `no thread ${wantThread} (dbg_inspect view=threads lists them)`);
-      }
-      await this.must(`thread select ${wantThread}`, signal);
-    }
-    const threadFrame = narrowFrameInfo(await this.run('frame info', signal).then((r) => r.text));
-    try {
-      if (threadFrame !== wantFrame) await this.must(`frame select ${wantFrame}`, signal);
-      return await work();
-    } finally {
-      // Back as it was, even when the work failed: the person's session must not move.
-      if (threadFrame !== undefined && threadFrame !== wantFrame)
-        await this.run(`frame select ${threadFrame}`).catch(() => {});
-      if (moveThread && personThread !== undefined) await this.run(`thread select ${personThread}`).catch(() => {});
-    }
-  }
-
   // ---- opening ----------------------------------------------------------------------------
 
   async open(target: TargetSpec, signal?: AbortSignal): Promise<OpenReport> {
     if (target.kind !== 'joined') throw new DebuggerError('invalid_argument', 'this backend joins a shared LLDB');
-    const version = await this.run('version', signal);
+    const version = await this.channel.run('version', signal);
     if (!version.isError) this.info.version = version.text.split('\n')[0]?.trim() || this.info.version;
-    await this.refresh(signal, true);
+    await this.channel.refresh(signal, true);
     tellPerson(
       this.share.debuggerPid,
       'an agent joined this LLDB, reading only: it never runs, stops or changes your program. End it any time: protocol-server stop MCP',
@@ -339,11 +192,11 @@ export class LldbShareBackend implements DebuggerBackend {
     const warnings = [
       `this is ${this.share.owner}'s own LLDB (pid ${this.share.debuggerPid}): joined for reading only; LLDB's listener is unauthenticated TCP on loopback, which any local user can reach while it is open`,
     ];
-    if (this.status.state === 'none') warnings.push('the person has no process running in LLDB yet');
+    if (this.channel.status.state === 'none') warnings.push('the person has no process running in LLDB yet');
     return {
       warnings,
-      ...(this.status.program ? { program: this.status.program } : {}),
-      reportsStop: this.status.state === 'stopped' || this.status.state === 'exited',
+      ...(this.channel.status.program ? { program: this.channel.status.program } : {}),
+      reportsStop: this.channel.status.state === 'stopped' || this.channel.status.state === 'exited',
     };
   }
 
@@ -390,26 +243,26 @@ export class LldbShareBackend implements DebuggerBackend {
   // ---- reading ----------------------------------------------------------------------------
 
   async listBreakpoints(signal?: AbortSignal): Promise<Breakpoint[]> {
-    await this.refresh(signal);
-    return narrowBreakpoints(await this.must('breakpoint list', signal));
+    await this.channel.refresh(signal);
+    return narrowBreakpoints(await this.channel.must('breakpoint list', signal));
   }
 
   async stack(
     options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
     signal?: AbortSignal,
   ): Promise<Frame[]> {
-    await this.refresh(signal);
-    const thread = options.threadId ?? this.stopThread;
+    await this.channel.refresh(signal);
+    const thread = options.threadId ?? this.channel.stopThread;
     const from = options.from ?? 0;
     // An unbounded backtrace of a runaway recursion would be megabytes of text: a page at most.
     const count = options.to !== undefined ? options.to - from + 1 : 1000;
-    const text = await this.must(
+    const text = await this.channel.must(
       `thread backtrace -s ${from} -c ${count}${thread !== undefined ? ` ${thread}` : ''}`,
       signal,
     );
     const frames: Frame[] = [];
     for (const f of narrowBacktrace(text)) {
-      const frame = await this.withSource(f, signal);
+      const frame = await this.channel.withSource(f, signal);
       if (!options.withArgs) delete frame.args;
       frames.push(frame);
     }
@@ -417,15 +270,18 @@ export class LldbShareBackend implements DebuggerBackend {
   }
 
   async stackDepth(threadId: number | undefined, max: number, signal?: AbortSignal): Promise<number> {
-    await this.refresh(signal);
-    const thread = threadId ?? this.stopThread;
-    const text = await this.must(`thread backtrace -c ${max}${thread !== undefined ? ` ${thread}` : ''}`, signal);
+    await this.channel.refresh(signal);
+    const thread = threadId ?? this.channel.stopThread;
+    const text = await this.channel.must(
+      `thread backtrace -c ${max}${thread !== undefined ? ` ${thread}` : ''}`,
+      signal,
+    );
     return narrowBacktrace(text).length;
   }
 
   async threads(signal?: AbortSignal): Promise<{ threads: Thread[]; currentThreadId?: number }> {
-    await this.refresh(signal);
-    const list = narrowThreadList(await this.must('thread list', signal));
+    await this.channel.refresh(signal);
+    const list = narrowThreadList(await this.channel.must('thread list', signal));
     return {
       threads: list.threads,
       ...(list.currentThreadId !== undefined ? { currentThreadId: list.currentThreadId } : {}),
@@ -438,10 +294,10 @@ export class LldbShareBackend implements DebuggerBackend {
     _options: { types?: boolean },
     signal?: AbortSignal,
   ): Promise<Variable[]> {
-    await this.refresh(signal);
-    const vars = await this.withSelection(
+    await this.channel.refresh(signal);
+    const vars = await this.channel.withSelection(
       selector,
-      async () => narrowVariables(await this.must('frame variable -s', signal)),
+      async () => narrowVariables(await this.channel.must('frame variable -s', signal)),
       signal,
     );
     if (which === 'locals') return vars.filter((v) => !v.isArg);
@@ -463,14 +319,14 @@ export class LldbShareBackend implements DebuggerBackend {
         { reason: 'side-effect' },
       );
     }
-    await this.refresh(signal);
+    await this.channel.refresh(signal);
     const format = lldbFormat(selector.format);
     // A variable path is read by `frame variable`, which runs no code and keeps no history.
     const path = /^[*&]*[A-Za-z_][\w]*((\.|->)[A-Za-z_]\w*|\[\d+\])*$/.test(expression.trim());
     const text = path
       ? `frame variable${format ? ` -f ${format}` : ''} -- ${expression.trim()}`
       : `expression -j false --persistent-result false${format ? ` -f ${format}` : ''} -- ${expression}`;
-    const said = await this.withSelection(selector, () => this.run(text, signal), signal);
+    const said = await this.channel.withSelection(selector, () => this.channel.run(text, signal), signal);
     if (said.isError) {
       const why = errorText(said.text);
       if (/Interpreter doesn't handle one of the expression's opcodes|can't be interpreted|JIT/i.test(why)) {
@@ -490,7 +346,7 @@ export class LldbShareBackend implements DebuggerBackend {
     selector: FrameSelector & { names?: readonly string[]; format?: ValueFormat },
     signal?: AbortSignal,
   ): Promise<Register[]> {
-    await this.refresh(signal);
+    await this.channel.refresh(signal);
     const names = selector.names ?? [];
     for (const n of names) {
       if (!/^[A-Za-z_]\w*$/.test(n))
@@ -498,7 +354,11 @@ export class LldbShareBackend implements DebuggerBackend {
     }
     const format = lldbFormat(selector.format ?? 'hex');
     const text = `register read${format ? ` -f ${format}` : ''}${names.length ? ` ${names.join(' ')}` : ''}`;
-    return this.withSelection(selector, async () => narrowRegisters(await this.must(text, signal)), signal);
+    return this.channel.withSelection(
+      selector,
+      async () => narrowRegisters(await this.channel.must(text, signal)),
+      signal,
+    );
   }
 
   async stackPointer(selector: FrameSelector, signal?: AbortSignal): Promise<bigint | undefined> {
@@ -508,7 +368,7 @@ export class LldbShareBackend implements DebuggerBackend {
   }
 
   async symbolAt(address: bigint, signal?: AbortSignal): Promise<string | undefined> {
-    const said = await this.run(`image lookup -a 0x${address.toString(16)}`, signal);
+    const said = await this.channel.run(`image lookup -a 0x${address.toString(16)}`, signal);
     return /Summary: (?:[^`\s]+`)?([\w.$]+)/.exec(said.text)?.[1];
   }
 
@@ -523,9 +383,9 @@ export class LldbShareBackend implements DebuggerBackend {
   }
 
   async readMemory(address: string, count: number, signal?: AbortSignal): Promise<MemoryBlock[]> {
-    await this.refresh(signal);
+    await this.channel.refresh(signal);
     const at = await this.addressOf(address, signal);
-    const said = await this.run(
+    const said = await this.channel.run(
       `memory read --force --size 1 --format x --num-per-line 32 --count ${count} ${at}`,
       signal,
     );
@@ -541,7 +401,7 @@ export class LldbShareBackend implements DebuggerBackend {
   }
 
   async disassemble(request: DisassembleRequest, signal?: AbortSignal): Promise<Disassembly> {
-    await this.refresh(signal);
+    await this.channel.refresh(signal);
     const bytes = request.withOpcodes ? ' --bytes' : '';
     const span = request.span;
     if ('around' in span) {
@@ -556,7 +416,7 @@ export class LldbShareBackend implements DebuggerBackend {
       const pc = frame?.address;
       if (!pc) throw new DebuggerError('debugger_error', 'no frame to disassemble around');
       const all = narrowDisassembly(
-        await this.must(`disassemble -a ${pc}${bytes}`, signal),
+        await this.channel.must(`disassemble -a ${pc}${bytes}`, signal),
         request.withOpcodes === true,
       );
       const at = all.instructions.findIndex((i) => BigInt(i.address) === BigInt(pc));
@@ -567,21 +427,21 @@ export class LldbShareBackend implements DebuggerBackend {
       if (!/^[\w:~<>,.]+$/.test(span.function))
         throw new DebuggerError('invalid_argument', `not a function name: ${span.function}`);
       return narrowDisassembly(
-        await this.must(`disassemble -n ${span.function}${bytes}`, signal),
+        await this.channel.must(`disassemble -n ${span.function}${bytes}`, signal),
         request.withOpcodes === true,
       );
     }
     const start = await this.addressOf(span.start, signal);
     const end = await this.addressOf(span.end, signal);
     return narrowDisassembly(
-      await this.must(`disassemble -s ${start} -e ${end}${bytes}`, signal),
+      await this.channel.must(`disassemble -s ${start} -e ${end}${bytes}`, signal),
       request.withOpcodes === true,
     );
   }
 
   /** Lines of a source file LLDB named for a frame, read from disk (never through LLDB's `source list`, which moves the person's place). */
   async sourceLines(file: string, from: number, to: number): Promise<SourceLine[]> {
-    const named = [...this.sources.values()].find(
+    const named = [...this.channel.sources.values()].find(
       (full) => full === file || (full !== '' && basename(full) === file && !isAbsolute(file)),
     );
     if (!named) {
@@ -595,7 +455,7 @@ export class LldbShareBackend implements DebuggerBackend {
   }
 
   async libraries(signal?: AbortSignal): Promise<Library[]> {
-    return narrowImages(await this.must('image list -f', signal));
+    return narrowImages(await this.channel.must('image list -f', signal));
   }
 
   async command(text: string, _options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
@@ -608,8 +468,8 @@ export class LldbShareBackend implements DebuggerBackend {
         { reason: 'policy' },
       );
     }
-    await this.refresh(signal);
-    const said = await this.run(text, signal);
+    await this.channel.refresh(signal);
+    const said = await this.channel.run(text, signal);
     const truncated = said.text.length > OUTPUT_LIMIT;
     return { output: truncated ? said.text.slice(0, OUTPUT_LIMIT) : said.text, truncated };
   }
@@ -620,8 +480,7 @@ export class LldbShareBackend implements DebuggerBackend {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.poll) clearInterval(this.poll);
-    await this.queue.catch(() => {});
+    await this.channel.settle();
     if (!this.died) tellPerson(this.share.debuggerPid, 'the agent left this LLDB; nothing of yours was changed');
     this.client.close();
   }
