@@ -102,6 +102,7 @@ describe('joining a shared gdb', () => {
     await person.expect(/the agent left this gdb/);
     // Nothing of the agent's is left in the person's session: settings, history, selection.
     await person.run('show may-call-functions', /Permission to call functions in the program is on/);
+    await person.run('show may-write-memory', /Permission to write into target memory is on/);
     await person.run('show values', /\(gdb\) /);
     expect(person.recent).not.toMatch(/\$\d+ = /);
     await personCarriesOn(person);
