@@ -87,6 +87,17 @@ describe.skipIf(LLDB === undefined)('joining a shared LLDB (protocol-server star
     const up = await server.call('dbg_evaluate', { session_id: session, expressions: ['value'], frame: 1 });
     expect(up.data.results[0].value).toBe('6');
 
+    const regs = await server.call('dbg_inspect', { session_id: session, view: 'registers' });
+    expect(regs.isError, regs.text).toBe(false);
+    expect(regs.text).toMatch(/rip/);
+    const dis = await server.call('dbg_disassemble', { session_id: session, count: 4 });
+    expect(dis.isError, dis.text).toBe(false);
+    expect(dis.text).toMatch(/=>.*mov/);
+    const mem = await server.call('dbg_memory', { session_id: session, action: 'read', address: '&value', length: 4 });
+    expect(mem.isError, mem.text).toBe(false);
+    expect(mem.data.hex).toBe('0c000000');
+    const threads = await server.call('dbg_inspect', { session_id: session, view: 'threads' });
+    expect(threads.text).toMatch(/store/);
     const bt = await server.call('dbg_command', { session_id: session, command: 'bt 2' });
     expect(bt.data.output).toMatch(/frame #1: .*update/);
     for (const refused of ['expr 1', 'protocol-server stop MCP', 'memory read `$sp`', 'frame select 1']) {
