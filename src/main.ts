@@ -92,6 +92,11 @@ async function main(): Promise<void> {
       process.exitCode = await runDoctorCli(config, parsed.json);
       return;
     }
+    case 'share': {
+      const { runShareCli } = await import('./cli/share.js');
+      process.exitCode = await runShareCli(parsed.rest ?? []);
+      return;
+    }
     case 'demo': {
       setLogLevel(config.logLevel);
       const { runDemo } = await import('./cli/demo.js');

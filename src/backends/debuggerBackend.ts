@@ -25,8 +25,44 @@ import type { OutputRing } from '../process/outputRing.js';
 export type BackendKind = 'gdb' | 'lldb' | 'winedbg' | 'rr';
 export const BACKEND_KINDS: readonly BackendKind[] = ['gdb', 'lldb', 'winedbg', 'rr'];
 
-/** What a session debugs: a program launched here, a core, a process, a remote stub, a recording. */
-export type TargetKind = 'launch' | 'core' | 'attach' | 'remote' | 'replay';
+/**
+ * What a session debugs: a program launched here, a core, a process, a remote stub, a recording,
+ * or the debugger a person shares from their own terminal (`joined`: theirs, not ours).
+ */
+export type TargetKind = 'launch' | 'core' | 'attach' | 'remote' | 'replay' | 'joined';
+
+/** What a person who shares their debugger lets a session do: read it, or also run the program. */
+export type ShareAccess = 'read' | 'control';
+
+/**
+ * A debugger a person shares, as its registry file on this machine describes it. `address` is
+ * opaque above the backends (an owner-only unix socket, a loopback port).
+ */
+export interface ShareEntry {
+  /** What dbg_start's `join` takes, e.g. "gdb-4242". */
+  id: string;
+  debugger: BackendKind;
+  access: ShareAccess;
+  address: string;
+  /** The user who shares it: always the server's own user (other users' files are refused). */
+  owner: string;
+  /** The person's debugger process, and the program it debugs, when known. */
+  debuggerPid?: number;
+  program?: string;
+  pid?: number;
+  /** What is known of the program: stopped, running, exited, none, waiting (for the person), unknown. */
+  state: string;
+  /** Whether an agent has joined it now. */
+  joined?: boolean;
+  /** The registry file it was read from. */
+  file: string;
+}
+
+/** The shares found on this machine, and the registry files passed over, each with why. */
+export interface ShareListing {
+  shares: ShareEntry[];
+  ignored: { file: string; why: string; stale?: boolean }[];
+}
 
 export type WatchAccess = 'write' | 'read' | 'access';
 export const CATCH_EVENTS = [
@@ -72,6 +108,8 @@ export interface BackendCapabilities {
   programTerminal: boolean;
   /** The language of raw commands (dbg_command): its allowlist lives with the backend. */
   rawDialect: string;
+  /** A joined target (a person's debugger): what the person allows. Absent for the server's own. */
+  access?: ShareAccess;
 }
 
 export type BackendEvent =
@@ -127,6 +165,7 @@ export type TargetSpec = { sysroot?: string; forks?: ForkMode } & (
   | { kind: 'attach'; pid: number; program?: LaunchSpec; remote?: string }
   | { kind: 'remote'; remote: string; program?: LaunchSpec }
   | { kind: 'replay'; trace: string; pid?: number; program?: LaunchSpec }
+  | { kind: 'joined'; share: ShareEntry; program?: undefined }
 );
 
 export interface OpenReport {

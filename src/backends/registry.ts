@@ -12,6 +12,8 @@ import type {
   DebuggerBackend,
   DoctorCheck,
   DoctorOptions,
+  ShareEntry,
+  ShareListing,
   TargetSpec,
 } from './debuggerBackend.js';
 import { GDB_CAPABILITIES, GdbBackend } from './gdb/gdbBackend.js';
@@ -26,6 +28,7 @@ import { RR_CAPABILITIES, RrBackend } from './rr/rrBackend.js';
 import { rrDoctor } from './rr/rrDoctor.js';
 import { type RrRecording, recordWithRr } from './rr/rrRecord.js';
 import { defaultTraceRoot, listTraces, type TraceEntry } from './rr/rrTraces.js';
+import { joinShare, listShares } from './shares/shareRegistry.js';
 
 // The machine's probed debugging hardware (hardware watchpoints and breakpoints, inferior calls),
 // for the server to start and for any backend to consult.
@@ -53,6 +56,8 @@ export interface BackendOptions {
    * let go), with how many it killed: 0 when none (for /metrics).
    */
   onSweep?: (killed: number) => void;
+  /** Who opens the session (the MCP client's name): a person's share is told who joins it. */
+  client?: string;
 }
 
 interface BackendFactory {
@@ -196,6 +201,14 @@ export function createBackend(
   options: BackendOptions,
   target: TargetSpec,
 ): Promise<DebuggerBackend> {
+  // A person's debugger is not started here: it is joined, whichever debugger it is.
+  if (target.kind === 'joined') {
+    return joinShare(target.share, {
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
+      ...(options.transcript ? { transcript: options.transcript } : {}),
+      ...(options.client !== undefined ? { client: options.client } : {}),
+    });
+  }
   const f = factory(kind);
   if (!f.capabilities.targets.includes(target.kind)) {
     throw new DebuggerError(
@@ -221,6 +234,20 @@ function toolCheck(name: string, candidates: string[], fix: string, what: string
   return found
     ? { name, ok: true, detail: `${what} (${found})` }
     : { name, ok: false, detail: `${candidates[0]} not found`, fix };
+}
+
+// ---- a person's own debugger --------------------------------------------------------------
+
+/** The debuggers people share on this machine (their own user's), and the registry files passed over. */
+export function findShares(): Promise<ShareListing> {
+  return listShares();
+}
+
+/** One share by id, as listed now; undefined when it is not (or no longer) shared. */
+export async function findShare(id: string): Promise<{ share?: ShareEntry; listing: ShareListing }> {
+  const listing = await listShares();
+  const share = listing.shares.find((s) => s.id === id);
+  return { ...(share ? { share } : {}), listing };
 }
 
 // ---- recording (rr) ---------------------------------------------------------------------

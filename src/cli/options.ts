@@ -254,6 +254,18 @@ export const OPTIONS: OptionSpec[] = [
     },
   },
   {
+    flag: '--join-clients',
+    env: 'DBG_MCP_JOIN_CLIENTS',
+    value: 'NAMES',
+    help: "comma-separated HTTP/socket clients (token names, local, loopback) that may list and join the debuggers people share (dbg-mcp share, LLDB's protocol server); stdio always may",
+    apply: (c, raw) => {
+      c.joinClients = raw
+        .split(',')
+        .map((n) => n.trim())
+        .filter((n) => n !== '');
+    },
+  },
+  {
     flag: '--log-level',
     env: 'DBG_MCP_LOG_LEVEL',
     value: 'LEVEL',
@@ -277,7 +289,9 @@ export const OPTIONS: OptionSpec[] = [
 ];
 
 export interface ParsedCommandLine {
-  command: 'serve' | 'doctor' | 'demo' | 'help' | 'version';
+  command: 'serve' | 'doctor' | 'demo' | 'share' | 'help' | 'version';
+  /** What follows `share` (its own flags, read by src/cli/share.ts). */
+  rest?: string[];
   config: ServerConfig;
   /** How serve is reached: stdio unless --http or --unix. */
   transport: TransportConfig;
@@ -286,6 +300,16 @@ export interface ParsedCommandLine {
 
 /** Reads the environment first, then the flags, into a config. Throws OptionError on bad input. */
 export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv): ParsedCommandLine {
+  // `share` is a person's command, not the server's: it reads its own flags, and no server setting.
+  if (argv[0] === 'share') {
+    return {
+      command: 'share',
+      rest: argv.slice(1),
+      config: defaultConfig(),
+      transport: defaultTransportConfig(),
+      json: false,
+    };
+  }
   // --help and --version work whatever the environment holds.
   if (argv.includes('--help') || argv.includes('-h'))
     return { command: 'help', config: defaultConfig(), transport: defaultTransportConfig(), json: false };
@@ -348,6 +372,8 @@ export function helpText(version: string): string {
     '                              one server for several clients, MCP at /mcp (and /healthz, /metrics)',
     '  dbg-mcp doctor [--json]     what this machine can debug, and how to fix what is missing',
     '  dbg-mcp demo                debug a bundled crashing program through the real server',
+    '  dbg-mcp share [--allow-control] | --stop [ID] | --list',
+    '                              share the gdb you are using with an agent (dbg-mcp share --help)',
     '  dbg-mcp --help | --version',
     '',
     'Options (each also read from its environment variable; the flag wins):',

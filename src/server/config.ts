@@ -48,6 +48,8 @@ export interface ServerConfig {
   attachPids: AttachPolicy;
   /** Hosts a session may connect to as a remote target (policy.ts). */
   remoteHosts: readonly string[];
+  /** Clients (by name) that may list and join the debuggers people share; stdio always may. */
+  joinClients: readonly string[];
 }
 
 export function defaultConfig(): ServerConfig {
@@ -69,6 +71,7 @@ export function defaultConfig(): ServerConfig {
     rrTraceDir: rrRecorder.defaultDirectory(process.env),
     attachPids: 'own',
     remoteHosts: DEFAULT_REMOTE_HOSTS,
+    joinClients: [],
   };
 }
 

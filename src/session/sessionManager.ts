@@ -46,7 +46,7 @@ export interface OpenRequest {
   signal?: AbortSignal;
   /** A backend made by the caller instead of the registry's (tests stand in a replay server). */
   backend?: (options: BackendOptions) => Promise<DebuggerBackend>;
-  /** Who opens it: the session is theirs alone (default: the stdio client). */
+  /** Who opens it: the session is theirs alone (default: the stdio client); a person's shared debugger is told who joins. */
   client?: string;
 }
 
@@ -73,6 +73,10 @@ function sessionTarget(target: TargetSpec): SessionTarget {
       return { kind: 'remote', program, args, ...remote };
     case 'replay':
       return { kind: 'replay', program, args: [], trace: target.trace };
+    case 'joined':
+      // A person's session: like an attached process, it was not started here and is never
+      // killed from here (the backend refuses to), whatever it is called in the listing.
+      return { kind: 'attach', program: target.share.program ?? '', args: [], pid: target.share.pid ?? 0 };
   }
 }
 
@@ -189,6 +193,7 @@ export class SessionManager {
         ...this.options.backends,
         openTimeoutMs: request.timeoutMs,
         ...(this.options.observer ? { onSweep: (killed: number) => this.options.observer?.sweep(killed) } : {}),
+        ...(request.client !== undefined ? { client: request.client } : {}),
         ...(transcript
           ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) }
           : {}),

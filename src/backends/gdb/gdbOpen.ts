@@ -61,5 +61,7 @@ export async function openTarget(g: GdbContext, target: TargetSpec, signal?: Abo
       return report();
     case 'replay':
       throw new Error('a replay is opened by the rr backend');
+    case 'joined':
+      throw new Error("a person's shared gdb is joined by the gdbShare backend");
   }
 }

@@ -243,5 +243,10 @@ export async function openTarget(
     }
     case 'replay':
       throw new DebuggerError('backend_unavailable', 'the lldb backend does not replay rr traces (backend=rr does)');
+    case 'joined':
+      throw new DebuggerError(
+        'backend_unavailable',
+        "a person's shared debugger is joined through its share, not opened",
+      );
   }
 }

@@ -39,7 +39,7 @@ export const closeTool = defineTool({
   name: 'dbg_close',
   title: 'Close',
   description:
-    'Ends a session: kills the program (detaches an attached one) and the debugger. Idempotent: an unknown id gives closed=false. handoff_to: offer it to that client instead (dbg_start join takes it).',
+    'Ends a session: kills the program (detaches an attached one; a joined one is left as it was) and the debugger. Idempotent: an unknown id gives closed=false. handoff_to: offer it to that client instead (dbg_start join takes it).',
   input: z.strictObject({
     session_id: sessionId,
     handoff_to: clientName.optional().describe('Offer to this client; stays open.'),
@@ -64,8 +64,10 @@ export const closeTool = defineTool({
     const debuggerPid = session.debugger.pid;
     const closed = await ctx.sessions.close(id, 'dbg_close ended it');
     const through = target.remote ? ` through ${target.remote}` : '';
-    const what =
-      target.kind === 'core'
+    const joined = session.capabilities.access !== undefined;
+    const what = joined
+      ? `left the person's ${session.debugger.kind}${debuggerPid ? ` (pid ${debuggerPid})` : ''}: it and their program${pids.length > 0 ? ` (pid ${pids.join(', ')})` : ''} are as they were, and still theirs`
+      : target.kind === 'core'
         ? `closed the core ${target.core}`
         : target.kind === 'remote'
           ? `disconnected from ${target.remote} (the stub ends a program it started, lets go of one it attached)`
@@ -74,11 +76,13 @@ export const closeTool = defineTool({
             : target.kind === 'attach'
               ? `detached from pid ${pids.join(', ')}${through}: it runs on`
               : `killed pid ${pids.join(', ')}${through}`;
-    const note = closed
-      ? `closed session ${id}: ${what}; the debugger${debuggerPid ? ` (pid ${debuggerPid})` : ''} has stopped`
-      : `session ${id} was closed meanwhile; nothing to do`;
+    const note = !closed
+      ? `session ${id} was closed meanwhile; nothing to do`
+      : joined
+        ? `closed session ${id}: ${what}`
+        : `closed session ${id}: ${what}; the debugger${debuggerPid ? ` (pid ${debuggerPid})` : ''} has stopped`;
     return {
-      data: { closed, ...(closed && pids.length > 0 ? { pids } : {}), note },
+      data: { closed, ...(closed && pids.length > 0 && !joined ? { pids } : {}), note },
       text: note,
     };
   },

@@ -2,12 +2,15 @@
 // client, and what was closed for idleness. Another client's sessions are not listed.
 
 import * as z from 'zod/v4';
+import type { ShareListing } from '../../backends/debuggerBackend.js';
+import { findShares } from '../../backends/registry.js';
 import { summarizeStop } from '../../session/evidence.js';
 import type { Session } from '../../session/session.js';
 import type { ReapedSession, SessionManager } from '../../session/sessionManager.js';
 import { defineTool } from '../defineTool.js';
 import { printable, renderExit } from '../render.js';
 import { compact, type Wire } from '../wire.js';
+import { mayJoin, shareWords } from './startTarget.js';
 
 /** One line on where the program is: the last stop, the exit, or the phase. */
 export function whereNow(session: Session): string {
@@ -71,6 +74,7 @@ export function sessionEntry(session: Session, now = Date.now()): Wire {
     summary: whereNow(session),
     pids: livePids(session),
     debugger_pid: session.debugger.pid,
+    joined: session.capabilities.access,
     age_s: Math.round((now - session.createdAt) / 1000),
     idle_s: Math.round((now - session.lastUsedAt) / 1000),
     operations: operationsWire(session),
@@ -105,13 +109,34 @@ const output = z.object({
   sessions: z.array(z.looseObject({})),
   offered: z.array(z.looseObject({})).optional(),
   reaped: z.array(z.looseObject({})).optional(),
+  shares: z.array(z.looseObject({})).optional().describe("People's debuggers to join (dbg_start join)."),
+  shares_ignored: z.array(z.looseObject({})).optional(),
 });
+
+/** The shares found on this machine, as the answer lists them. */
+function sharesWire(listing: ShareListing): { shares?: Wire[]; shares_ignored?: Wire[] } {
+  const shares = listing.shares.map((s) =>
+    compact({
+      id: s.id,
+      debugger: s.debugger,
+      owner: s.owner,
+      access: s.access,
+      program: s.program,
+      pid: s.pid,
+      debugger_pid: s.debuggerPid,
+      state: s.state,
+      joined: s.joined || undefined,
+    }),
+  );
+  const ignored = listing.ignored.map((i) => compact({ file: i.file, why: i.why, stale: i.stale }));
+  return { ...(shares.length > 0 ? { shares } : {}), ...(ignored.length > 0 ? { shares_ignored: ignored } : {}) };
+}
 
 export const sessionsTool = defineTool({
   name: 'dbg_sessions',
   title: 'Sessions',
   description:
-    'Your open sessions (id, program, state, stop_id, last stop, pids, idle_s), those offered to you, and those closed for idleness.',
+    'Your open sessions (id, program, state, stop_id, last stop, pids, idle_s), those offered to you, those closed for idleness, and debuggers people share on this machine (dbg_start join=ID).',
   input: z.strictObject({}),
   output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
@@ -123,7 +148,7 @@ export const sessionsTool = defineTool({
       const args = s.target.args.length > 0 ? ` ${s.target.args.map((a) => JSON.stringify(a)).join(' ')}` : '';
       const ops = s.operations.list().map((op) => `${op.id} (${op.action}, ${op.outcome ? 'done' : 'running'})`);
       return printable(
-        `${s.id} ${s.debugger.kind} ${s.phase} ${s.target.program || '(program unknown)'}${args}${targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}${ops.length ? `; operations to read with dbg_run action=wait: ${ops.join(', ')}` : ''}`,
+        `${s.id} ${s.debugger.kind}${s.capabilities.access ? ` (joined, ${s.capabilities.access === 'control' ? 'read and run' : 'read only'})` : ''} ${s.phase} ${s.target.program || '(program unknown)'}${args}${targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}${ops.length ? `; operations to read with dbg_run action=wait: ${ops.join(', ')}` : ''}`,
       );
     });
     if (lines.length === 0) lines.push('no sessions open (dbg_start opens one)');
@@ -140,6 +165,19 @@ export const sessionsTool = defineTool({
         `closed for idleness: ${r.id} (${r.program}) after ${Math.round(r.idleMs / 60_000)} idle minutes, at ${new Date(r.at).toISOString()}`,
       );
     }
-    return { data: listSessions(ctx.sessions, ctx.client), text: lines.join('\n') };
+    let shared: ReturnType<typeof sharesWire> = {};
+    if (mayJoin(ctx)) {
+      const listing = await findShares();
+      shared = sharesWire(listing);
+      for (const share of listing.shares) {
+        lines.push(
+          printable(
+            `shared: ${share.id} ${shareWords(share)}; ${share.state}${share.joined ? ', joined' : ''} (dbg_start join=${share.id})`,
+          ),
+        );
+      }
+      for (const i of listing.ignored) lines.push(printable(`share passed over: ${i.file} ${i.why}`));
+    }
+    return { data: { ...listSessions(ctx.sessions, ctx.client), ...shared }, text: lines.join('\n') };
   },
 });

@@ -19,7 +19,7 @@ import { breakpointWire, compact } from '../wire.js';
 import { idempotentStart } from './idempotentStart.js';
 import { planOf, runAnswer, runOutputFields, runProgress } from './runAnswer.js';
 import { cutShort, operationIdOutput } from './runOperation.js';
-import { type StartArgs, startTarget, targetFields } from './startTarget.js';
+import { isShareId, type StartArgs, startTarget, targetFields } from './startTarget.js';
 import { takeHandoff } from './takeHandoff.js';
 
 // Arguments travel to the debugger on one line: a line break would end it early.
@@ -52,7 +52,7 @@ const input = z.strictObject({
   record: z.boolean().optional().describe('Record from main, for reverse_* (slow).'),
   ...targetFields,
   request_id: line(128).optional().describe('Retry key: same id+args, same session.'),
-  join: line(128).optional().describe('Id of a session handed to you.'),
+  join: line(128).optional().describe("A session handed to you, or a person's shared debugger (gdb-N, lldb-N)."),
 });
 
 const output = z.object({
@@ -61,10 +61,13 @@ const output = z.object({
   debugger: z.string().describe('The debugger and its version.'),
   target: z
     .object({
-      kind: z.enum(['launch', 'core', 'attach', 'remote', 'replay']),
+      kind: z.enum(['launch', 'core', 'attach', 'remote', 'replay', 'joined']),
       core: z.string().optional(),
       pid: z.number().optional(),
       remote: z.string().optional(),
+      share: z.string().optional(),
+      owner: z.string().optional(),
+      access: z.enum(['read', 'control']).optional(),
     })
     .optional()
     .describe('Absent for a program launched here.'),
@@ -85,11 +88,11 @@ export const startTool = defineTool({
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, ctx) {
-    if (args.join !== undefined) {
+    if (args.join !== undefined && !isShareId(args.join)) {
       const taken = await takeHandoff(args.join, args, ctx);
       if (taken) return taken;
-      // Not a session handed to this caller (the join branch tries a person's shared debugger
-      // here): the answer an unknown id gets, whether or not another client holds that id.
+      // Not a session handed to this caller: the answer an unknown id gets, whether or not
+      // another client holds that id.
       ctx.sessions.get(args.join, ctx.client);
       throw new DebuggerError('invalid_argument', `join: session ${args.join} is yours already: use it as it is`, {
         field: 'join',
@@ -116,7 +119,11 @@ async function startSession(
   const timeout = args.timeout_ms ?? ctx.config.runTimeoutMs;
   ctx.progress(
     0,
-    target.kind === 'launch' && target.remote === undefined ? 'starting the debugger' : 'opening the target',
+    target.kind === 'launch' && target.remote === undefined
+      ? 'starting the debugger'
+      : target.kind === 'joined'
+        ? "joining the person's debugger"
+        : 'opening the target',
   );
   const first = await ctx.sessions.open(kind, target, { timeoutMs: timeout, signal: ctx.signal, client: ctx.client });
   const { session } = first;
@@ -146,8 +153,11 @@ async function startSession(
         : compact({
             kind: target.kind,
             core: target.kind === 'core' ? target.core : undefined,
-            pid: target.kind === 'attach' ? target.pid : undefined,
+            pid: target.kind === 'attach' ? target.pid : target.kind === 'joined' ? target.share.pid : undefined,
             remote: 'remote' in target ? target.remote : undefined,
+            share: target.kind === 'joined' ? target.share.id : undefined,
+            owner: target.kind === 'joined' ? target.share.owner : undefined,
+            access: session.capabilities.access,
           }),
       breakpoints: installed.length > 0 ? installed.map(breakpointWire) : undefined,
     });
@@ -168,6 +178,16 @@ async function startSession(
       outcome = args.record
         ? await startRecorded(session, stop, args, ctx, warnings)
         : await startRun(session, stop, args, ctx, warnings);
+    } else if (target.kind === 'joined') {
+      // The person's program stays where they left it: joining moves nothing.
+      if (!outcome) {
+        const note =
+          session.phase === 'running'
+            ? 'their program is running: dbg_run action=wait reads the next stop (it is theirs to stop)'
+            : 'no program runs in their debugger yet';
+        unlessCancelled();
+        return { data, text: [...extraText, note].join('\n'), session, warnings };
+      }
     } else if (target.kind !== 'core' && outcome?.kind === 'stopped') {
       outcome = await goOn(session, outcome, args, ctx, target.kind === 'attach');
     }

@@ -7,7 +7,8 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import * as z from 'zod/v4';
-import type { BackendKind, TargetSpec } from '../../backends/debuggerBackend.js';
+import type { BackendKind, ShareEntry, TargetSpec } from '../../backends/debuggerBackend.js';
+import { findShare } from '../../backends/registry.js';
 import { assertStdinLinesFit } from '../../process/programTerminal.js';
 import { DebuggerError } from '../../util/errors.js';
 import type { ToolContext } from '../defineTool.js';
@@ -46,6 +47,8 @@ export interface StartArgs {
   backend?: BackendKind;
   trace?: string;
   pid?: number;
+  join?: string;
+  stop?: string;
 }
 
 export interface StartTarget {
@@ -141,8 +144,61 @@ async function checkProgramEnv(
   if (args.env) await checkProgramEnvironment(args.env, { roots, program, cwd: cwd ?? process.cwd() });
 }
 
+/** Whether an id names a person's shared debugger (gdb-PID, lldb-PID) rather than a session. */
+export function isShareId(id: string): boolean {
+  return /^(gdb|lldb)-\d+$/.test(id);
+}
+
+/** Whether this client may see and join the debuggers people share (stdio always: it is the user's). */
+export function mayJoin(ctx: Pick<ToolContext, 'client' | 'config'>): boolean {
+  return ctx.client === 'stdio' || ctx.config.joinClients.includes(ctx.client);
+}
+
+/** What a share is, in words: "alice's gdb (pid 41) on /src/crash (pid 42), reading only". */
+export function shareWords(share: ShareEntry): string {
+  const program = share.program ? ` on ${share.program}${share.pid !== undefined ? ` (pid ${share.pid})` : ''}` : '';
+  const access = share.access === 'control' ? 'reading and running the program' : 'reading only';
+  return `${share.owner}'s ${share.debugger}${share.debuggerPid !== undefined ? ` (pid ${share.debuggerPid})` : ''}${program}, shared for ${access}`;
+}
+
+/**
+ * A person's shared debugger: the roots do not apply (the program is theirs, already running),
+ * and nothing else may come with it (it is opened as it stands).
+ */
+async function joinTarget(args: StartArgs, ctx: ToolContext, id: string): Promise<StartTarget> {
+  if (!mayJoin(ctx)) {
+    throw new DebuggerError(
+      'invalid_argument',
+      `join: client ${JSON.stringify(ctx.client)} may not join shared debuggers on this server (the operator names clients with --join-clients)`,
+      { field: 'join' },
+    );
+  }
+  const extra = (Object.keys(args) as (keyof StartArgs)[]).filter(
+    (k) =>
+      k !== 'join' &&
+      args[k] !== undefined &&
+      !['inspect', 'stack_depth', 'include_locals', 'timeout_ms', 'on_timeout'].includes(k),
+  );
+  if (extra.length > 0) {
+    throw invalid('join', `a shared debugger is joined as it stands: drop ${extra.join(', ')}`);
+  }
+  const { share, listing } = await findShare(id);
+  if (!share) {
+    const passed = listing.ignored.find((i) => i.file.includes(id.replace(/^(gdb|lldb)-/, '')));
+    const known = listing.shares.map((s) => s.id);
+    throw invalid(
+      'join',
+      passed
+        ? `${id} is not joined: ${passed.file} ${passed.why}`
+        : `no share ${JSON.stringify(id)} on this machine (${known.length > 0 ? `shared now: ${known.join(', ')}` : 'none is shared now: dbg_sessions lists them'})`,
+    );
+  }
+  return { kind: share.debugger, target: { kind: 'joined', share }, what: `joined ${shareWords(share)}` };
+}
+
 /** Checks and resolves everything dbg_start names; nothing has started when this throws. */
 export async function startTarget(args: StartArgs, ctx: ToolContext): Promise<StartTarget> {
+  if (args.join !== undefined) return joinTarget(args, ctx, args.join);
   const roots = ctx.config.roots;
   const kind: BackendKind = args.trace !== undefined ? 'rr' : (args.backend ?? 'gdb');
   if (!wantsTarget(args)) {
