@@ -1,7 +1,7 @@
 // Short text renderings, terminal-like: what a person (or a model) reads at a glance beside the
 // structured answer. Never a JSON dump of the same data.
 
-import type { Breakpoint, ExitEvent, Frame, Instruction, Variable } from '../model/model.js';
+import type { Breakpoint, ExitEvent, Frame, Instruction, TargetException, Variable } from '../model/model.js';
 import type { SourceWindow, StackEntry, ThreadEntry, ViewData } from '../session/evidence.js';
 import { describeFrame, summarizeStop } from '../session/evidence.js';
 import type { RunOutcome } from '../session/session.js';
@@ -66,10 +66,20 @@ export function renderExit(e: ExitEvent): string {
   return `the program exited with code ${e.code ?? 0}`;
 }
 
+/** The OS exception behind a stop, with how its access and address are known. */
+export function renderException(e: TargetException): string {
+  const access = e.access
+    ? `; ${e.access}${e.address ? ` ${e.access === 'execute' ? 'at' : 'of'} ${e.address}` : ''}`
+    : '';
+  const how = e.inferredFrom ? ` (inferred from ${e.inferredFrom})` : '';
+  const second = e.secondChance ? '; second chance: no handler took it, continuing ends the program' : '';
+  return `exception: ${e.name} 0x${e.code.toString(16)}${access}${how}: ${e.meaning}${second}`;
+}
+
 export function renderOutcome(o: RunOutcome): string {
   switch (o.kind) {
     case 'stopped':
-      return `stop ${o.stopId}: ${summarizeStop(o.stop)}${o.stop.recordNote ? `\nrecord: ${o.stop.recordNote}` : ''}`;
+      return `stop ${o.stopId}: ${summarizeStop(o.stop)}${o.stop.exception ? `\n${renderException(o.stop.exception)}` : ''}${o.stop.recordNote ? `\nrecord: ${o.stop.recordNote}` : ''}`;
     case 'exited':
       return renderExit(o.exit);
     case 'running':

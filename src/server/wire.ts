@@ -9,6 +9,7 @@ import type {
   Library,
   Register,
   StopEvent,
+  TargetException,
   Variable,
 } from '../model/model.js';
 import type { OutputChunk } from '../process/outputRing.js';
@@ -16,6 +17,7 @@ import type { StackEntry, ThreadEntry, ViewData, ViewOutcome } from '../session/
 import type { RunOutcome, Session } from '../session/session.js';
 import type {
   BreakpointWire,
+  ExceptionWire,
   ExitWire,
   FrameWire,
   InstructionWire,
@@ -69,6 +71,18 @@ export function stackEntryWire(e: StackEntry): StackEntryWire {
   return frameWire(e);
 }
 
+export function exceptionWire(e: TargetException): ExceptionWire {
+  return compact({
+    code: `0x${e.code.toString(16)}`,
+    name: e.name,
+    meaning: e.meaning,
+    access: e.access,
+    address: e.address,
+    inferred_from: e.inferredFrom,
+    second_chance: e.secondChance || undefined,
+  });
+}
+
 export function stopWire(s: StopEvent, stopId?: number): StopWire {
   return compact({
     stop_id: stopId,
@@ -77,6 +91,7 @@ export function stopWire(s: StopEvent, stopId?: number): StopWire {
     signal: s.signal?.name,
     signal_meaning: s.signal?.meaning,
     fault_address: s.faultAddress,
+    exception: s.exception ? exceptionWire(s.exception) : undefined,
     thread: s.threadId,
     frame: s.frame ? frameWire(s.frame) : undefined,
     breakpoint: s.breakpoint,
