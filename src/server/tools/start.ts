@@ -39,7 +39,7 @@ const input = z.strictObject({
   include_locals: includeLocals.optional(),
   timeout_ms: timeoutMs.optional(),
   on_timeout: onTimeout.optional().describe('Default: interrupt.'),
-  backend: z.enum(['gdb', 'rr']).optional().describe('rr replays trace.'),
+  backend: z.enum(['gdb', 'rr', 'winedbg']).optional().describe('rr replays trace; winedbg: Windows .exe (Wine).'),
   record: z.boolean().optional().describe('Record from main, for reverse_* (slow).'),
   ...targetFields,
 });
