@@ -72,6 +72,12 @@ export interface BackendCapabilities {
   programTerminal: boolean;
   /** The language of raw commands (dbg_command): its allowlist lives with the backend. */
   rawDialect: string;
+  /**
+   * Whose process ids `attach` takes when they are not this machine's: 'windows' for the Windows
+   * pids of a Wine prefix. The server's attach check reads /proc and does not apply to them; the
+   * backend applies the policy in its own terms. Absent: this machine's pids.
+   */
+  pidSpace?: 'windows';
 }
 
 export type BackendEvent =

@@ -11,7 +11,9 @@ export function printable(text: string): string {
   // Keep \n and \t; show other C0/C1 controls and ESC as \xNN so no terminal sequence survives,
   // and Unicode line separators and bidi controls as \uNNNN: a reader would otherwise see a line
   // break or reordered text that the program made up (a forged "stop 2:" line, say).
+  // A Windows line end (\r\n, what a program under Wine prints) ends a line as \n does.
   return text
+    .replace(/\r\n/g, '\n')
     .replace(/[\x00-\x08\x0b-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)
     .replace(/[\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }

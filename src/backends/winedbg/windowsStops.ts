@@ -78,9 +78,10 @@ export class WindowsStops {
   }
 
   private async isBreakIn(stop: StopEvent): Promise<boolean> {
-    if (stop.signal?.name !== 'SIGTRAP' || stop.frame?.function !== 'DbgBreakPoint' || stop.threadId === undefined) {
-      return false;
-    }
+    // An interrupt's stop says SIGTRAP; the stop of a fresh connection says no signal at all.
+    const signal = stop.signal?.name;
+    if ((signal !== undefined && signal !== 'SIGTRAP') || stop.frame?.function !== 'DbgBreakPoint') return false;
+    if (stop.threadId === undefined) return false;
     const frames = await this.gdb.stack({ threadId: stop.threadId, from: 0, to: 1 }, undefined);
     return frames[1]?.function === 'DbgUiRemoteBreakin';
   }

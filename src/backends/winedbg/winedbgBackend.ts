@@ -51,10 +51,10 @@ import { readPeHeader } from './peFile.js';
 import { checkProgram } from './programCheck.js';
 import { proxyPeerIsOurs } from './proxyPort.js';
 import { type AttachPolicySetting, checkAttachPolicy, checkWindowsAttach } from './windowsAttach.js';
+import { catchAbort, functionStart } from './windowsBreakpoints.js';
 import { WindowsStops } from './windowsStops.js';
-import { routeCommand } from './winedbgCommands.js';
+import { runCommand } from './winedbgCommands.js';
 import { WinedbgProxy } from './winedbgProxy.js';
-import { parseInfoShare } from './winedbgText.js';
 import { type HeldProgram, launchHeld, stopLauncher } from './wineLauncher.js';
 import type { WinePrefix } from './winePrefix.js';
 import { isSharedWineProcess, prefixProcesses, sessionProcesses } from './wineProcesses.js';
@@ -79,6 +79,7 @@ export const WINEDBG_CAPABILITIES: BackendCapabilities = {
   inferiorCalls: false,
   programTerminal: true,
   rawDialect: 'gdb (through winedbg --gdb); "winedbg CMD" for the Wine-dbg> prompt',
+  pidSpace: 'windows',
 };
 
 const CALLS_REFUSED =
@@ -109,6 +110,8 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
   /** The Unix pid behind an attached Windows pid, when exactly one process of the prefix runs its image. */
   private attachedUnixPid: number | undefined;
   private current: Running | undefined;
+  /** The backend's own breakpoints on the C runtime's raise(SIGABRT): never listed, their stops are SIGABRT. */
+  private abortBreakpoints = new Set<string>();
   /** True while GDB connects to a held program: that stop is ours, not the session's. */
   private muted = false;
   private version = 'winedbg';
@@ -121,6 +124,17 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
     super(gdb);
     this.stops = new WindowsStops(gdb, () => this.current?.proxy.trace);
     gdb.addStopProbe((stop) => this.stops.probe(stop));
+    gdb.addStopProbe(async (stop) => {
+      if (stop.reason !== 'breakpoint-hit' || stop.breakpoint === undefined) return;
+      if (!this.abortBreakpoints.has(stop.breakpoint)) return;
+      // As a Linux program's abort() is reported: a SIGABRT stop, for the crash view.
+      stop.reason = 'signal-received';
+      stop.signal = {
+        name: 'SIGABRT',
+        meaning: 'Aborted: raise(SIGABRT), by assert() or abort() (going on ends the program, exit code 3)',
+      };
+      delete stop.breakpoint;
+    });
     // The program ends: its winedbg and launcher end with it, and a later start makes new ones.
     gdb.subscribe((e) => {
       if (e.type === 'exited' && this.current && !this.muted) void this.endProgram('the program exited');
@@ -138,6 +152,8 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
   override subscribe(listener: (event: BackendEvent) => void): () => void {
     return this.inner.subscribe((e) => {
       if (this.muted && (e.type === 'running' || e.type === 'stopped')) return;
+      if (e.type === 'breakpoint-changed' && this.abortBreakpoints.has(e.breakpoint.number)) return;
+      if (e.type === 'breakpoint-deleted' && this.abortBreakpoints.delete(e.number)) return;
       if (e.type === 'inferior-started') {
         // GDB names the process by its Windows pid; the session lists processes of this machine.
         const pid = this.programUnixPid();
@@ -225,6 +241,10 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
       this.stops.mainThread = threads.find(
         (t) => t.frame?.address !== undefined && BigInt(t.frame.address) === held.entry,
       )?.id;
+      // Once: GDB keeps its breakpoints for the next run of the program.
+      if (this.abortBreakpoints.size === 0) {
+        for (const n of await catchAbort(this.inner, signal)) this.abortBreakpoints.add(n);
+      }
     } catch (e) {
       if (this.current) await this.endProgram('the start failed');
       else {
@@ -332,7 +352,7 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
         signal,
       );
     } else if (mode === 'main') {
-      const main = await this.functionStart('main', signal);
+      const main = await functionStart(this.inner, 'main', signal);
       if (main === undefined) {
         throw new DebuggerError('debugger_error', 'no main in the program to stop at', undefined, {
           reason: 'no-main',
@@ -410,38 +430,9 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
 
   // ---- breakpoints --------------------------------------------------------------------------
 
-  /**
-   * Where a function's first line ends, in the program's PE images: GDB's prologue analysis
-   * gives up on some PE functions (a struct passed by value) and stops before the arguments are
-   * stored; the line table says where the body starts. Wine's own ELF `main` is left out.
-   */
-  private async functionStart(name: string, signal?: AbortSignal): Promise<string | undefined> {
-    let said: string;
-    try {
-      said = (await this.inner.cliText(`info line ${name}`, { captureConsole: true, ...(signal ? { signal } : {}) }))
-        .console;
-    } catch {
-      return undefined;
-    }
-    const withLines = [
-      ...said.matchAll(/^Line \d+ of "[^"\n]*"\s+starts at address 0x[0-9a-f]+ <[^>\n]*> and ends at (0x[0-9a-f]+)/gm),
-    ].map((m) => m[1] as string);
-    if (withLines.length === 1) return withLines[0];
-    if (withLines.length > 1) return undefined;
-    // No line information: the function's own address, in a PE image (not Wine's ELF side).
-    const bare = [...said.matchAll(/No line number information available for address (0x[0-9a-f]+) </g)].map((m) =>
-      BigInt(m[1] as string),
-    );
-    const images = (await this.inner.libraries(signal).catch(() => [])).filter((l) => /\.(exe|dll)$/i.test(l.path));
-    const inImage = bare.filter((a) =>
-      images.some((l) => l.ranges.some((r) => a >= BigInt(r.from) && a < BigInt(r.to))),
-    );
-    return inImage.length === 1 ? `0x${(inImage[0] as bigint).toString(16)}` : undefined;
-  }
-
   private async placed(location: Location, signal?: AbortSignal): Promise<Location> {
     if (!('function' in location)) return location;
-    const address = await this.functionStart(location.function, signal);
+    const address = await functionStart(this.inner, location.function, signal);
     return address === undefined ? location : { address };
   }
 
@@ -462,7 +453,7 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
   }
 
   override async listBreakpoints(signal?: AbortSignal): Promise<Breakpoint[]> {
-    return this.inner.listBreakpoints(signal);
+    return (await this.inner.listBreakpoints(signal)).filter((b) => !this.abortBreakpoints.has(b.number));
   }
 
   // ---- inspection ---------------------------------------------------------------------------
@@ -506,69 +497,22 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
 
   // ---- raw commands -------------------------------------------------------------------------
 
-  override async command(text: string, options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
-    const route = routeCommand(text, options.policy);
-    if ('refused' in route) {
-      throw new DebuggerError(
-        'invalid_argument',
-        `refused: ${route.refused}`,
-        { fields: ['command'] },
-        { reason: 'policy' },
-      );
-    }
-    const services = this.options.services;
-    const timing = {
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-      ...(signal ? { signal } : {}),
-    };
-    switch (route.to) {
-      case 'gdb':
-        return this.inner.command(route.text, options, signal);
-      case 'prompt': {
-        const reply = await services.promptCommand(route.text, timing);
-        return { output: reply.text, truncated: reply.dropped > 0 };
-      }
-      case 'exceptions':
-        return { output: this.exceptionRecords(), truncated: false };
-      case 'modules':
-        return { output: await this.modulesOf(route.pid, timing), truncated: false };
-    }
-  }
-
-  /** The session's Windows exceptions, as winedbg's trace recorded them. */
-  private exceptionRecords(): string {
-    const trace = this.current?.proxy.trace;
-    if (!trace) return 'no program is running under this session';
-    const lines = trace.recorded.map(
-      (e) =>
-        `0x${e.code.toString(16).padStart(8, '0')} ${e.name} in process 0x${e.pid.toString(16)}, thread 0x${e.tid.toString(16)}`,
-    );
-    return lines.length > 0 ? lines.join('\n') : 'no exception since the program started';
-  }
-
-  /** `info share` of a process no session debugs: attach the prompt, list, detach. */
-  private async modulesOf(pid: number, timing: { timeoutMs?: number; signal?: AbortSignal }): Promise<string> {
-    const services = this.options.services;
-    const found = checkWindowsAttach(pid, this.options.attachPolicy, await services.processes(timing.signal));
-    const ours = this.current?.proxy.trace.debuggeePid;
-    if (ours === pid || this.current?.held?.windowsPid === pid) {
-      return "this session's own program: dbg_inspect view=libraries lists its modules";
-    }
-    const hex = `0x${pid.toString(16)}`;
-    const attached = await services.promptCommand(`attach ${hex}`, timing);
-    try {
-      const reply = await services.promptCommand('info share', timing);
-      const modules = parseInfoShare(reply.text);
-      if (modules.length === 0) return `${found.name} (${hex}): ${attached.text.trim()}\n${reply.text.trim()}`;
-      return [
-        `${found.name} (${hex}): ${modules.length} modules`,
-        ...modules.map(
-          (m) => `${m.kind}\t0x${m.start.toString(16)}-0x${m.end.toString(16)}\t${m.debugInfo}\t${m.name}`,
+  override command(text: string, options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
+    const running = this.current;
+    return runCommand(
+      {
+        gdb: this.inner,
+        services: this.options.services,
+        attachPolicy: this.options.attachPolicy,
+        trace: running?.proxy.trace,
+        ownPids: [running?.held?.windowsPid, running?.proxy.trace.debuggeePid].filter(
+          (p): p is number => p !== undefined,
         ),
-      ].join('\n');
-    } finally {
-      await services.promptCommand('detach', { timeoutMs: 10_000 }).catch(() => undefined);
-    }
+      },
+      text,
+      options,
+      signal,
+    );
   }
 
   // ---- the end ------------------------------------------------------------------------------

@@ -9,7 +9,13 @@
 // is refused (attach, detach, kill, quit, run, cont, step…); `read` allows only the listings.
 // The line rules are winedbgPrompt.ts's (one line, checked twice).
 
-import type { RawPolicy } from '../debuggerBackend.js';
+import { DebuggerError } from '../../util/errors.js';
+import type { CommandOptions, CommandOutput, RawPolicy } from '../debuggerBackend.js';
+import type { GdbBackend } from '../gdb/gdbBackend.js';
+import { type AttachPolicySetting, checkWindowsAttach } from './windowsAttach.js';
+import { parseInfoShare } from './winedbgText.js';
+import type { WinedbgTrace } from './winedbgTrace.js';
+import type { WineServices } from './wineServices.js';
 
 /** What a raw command on this backend is: for GDB, for the prompt, or one of ours. */
 export type WinedbgCommand =
@@ -67,4 +73,82 @@ export function routeCommand(text: string, policy: RawPolicy): WinedbgCommand | 
     };
   }
   return { to: 'prompt', text: command };
+}
+
+/** What a raw command of a session may reach. */
+export interface CommandContext {
+  gdb: GdbBackend;
+  services: WineServices;
+  attachPolicy: AttachPolicySetting;
+  /** The session's winedbg trace, while its program runs. */
+  trace: WinedbgTrace | undefined;
+  /** The Windows pids of the session's own program. */
+  ownPids: readonly number[];
+}
+
+/** Runs one raw command where it belongs, under the policy. */
+export async function runCommand(
+  ctx: CommandContext,
+  text: string,
+  options: CommandOptions,
+  signal?: AbortSignal,
+): Promise<CommandOutput> {
+  const route = routeCommand(text, options.policy);
+  if ('refused' in route) {
+    throw new DebuggerError(
+      'invalid_argument',
+      `refused: ${route.refused}`,
+      { fields: ['command'] },
+      { reason: 'policy' },
+    );
+  }
+  const timing = {
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    ...(signal ? { signal } : {}),
+  };
+  switch (route.to) {
+    case 'gdb':
+      return ctx.gdb.command(route.text, options, signal);
+    case 'prompt': {
+      const reply = await ctx.services.promptCommand(route.text, timing);
+      return { output: reply.text, truncated: reply.dropped > 0 };
+    }
+    case 'exceptions':
+      return { output: exceptionRecords(ctx.trace), truncated: false };
+    case 'modules':
+      return { output: await modulesOf(ctx, route.pid, timing), truncated: false };
+  }
+}
+
+/** The session's Windows exceptions, as winedbg's trace recorded them. */
+function exceptionRecords(trace: WinedbgTrace | undefined): string {
+  if (!trace) return 'no program is running under this session';
+  const lines = trace.recorded.map(
+    (e) =>
+      `0x${e.code.toString(16).padStart(8, '0')} ${e.name} in process 0x${e.pid.toString(16)}, thread 0x${e.tid.toString(16)}`,
+  );
+  return lines.length > 0 ? lines.join('\n') : 'no exception since the program started';
+}
+
+/** `info share` of a process no session debugs: the prompt attaches, lists, detaches. */
+async function modulesOf(
+  ctx: CommandContext,
+  pid: number,
+  timing: { timeoutMs?: number; signal?: AbortSignal },
+): Promise<string> {
+  if (ctx.ownPids.includes(pid)) return "this session's own program: dbg_inspect view=libraries lists its modules";
+  const found = checkWindowsAttach(pid, ctx.attachPolicy, await ctx.services.processes(timing.signal));
+  const hex = `0x${pid.toString(16)}`;
+  const attached = await ctx.services.promptCommand(`attach ${hex}`, timing);
+  try {
+    const reply = await ctx.services.promptCommand('info share', timing);
+    const modules = parseInfoShare(reply.text);
+    if (modules.length === 0) return `${found.name} (${hex}): ${attached.text.trim()}\n${reply.text.trim()}`;
+    return [
+      `${found.name} (${hex}): ${modules.length} modules`,
+      ...modules.map((m) => `${m.kind}\t0x${m.start.toString(16)}-0x${m.end.toString(16)}\t${m.debugInfo}\t${m.name}`),
+    ].join('\n');
+  } finally {
+    await ctx.services.promptCommand('detach', { timeoutMs: 10_000 }).catch(() => undefined);
+  }
 }

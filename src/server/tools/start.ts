@@ -2,6 +2,7 @@
 // evidence where the program stops (startTarget.ts resolves what is opened).
 
 import * as z from 'zod/v4';
+import { capabilitiesOf } from '../../backends/registry.js';
 import type { Breakpoint } from '../../model/model.js';
 import type { RunOutcome, Session } from '../../session/session.js';
 import { breakpointShape } from '../answers/shapes.js';
@@ -10,6 +11,7 @@ import { parseLocation } from '../locations.js';
 import { renderBreakpoint } from '../render.js';
 import { includeLocals, inspectPlan, line, onTimeout, programEnv, stackDepth, timeoutMs } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
+import { foreignAttachTarget } from './foreignAttachTarget.js';
 import { planOf, runAnswer, runOutputFields, runProgress } from './runAnswer.js';
 import { type StartArgs, startTarget, targetFields } from './startTarget.js';
 
@@ -73,7 +75,11 @@ export const startTool = defineTool({
   output,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, ctx) {
-    const { kind, target, what } = await startTarget(args, ctx);
+    // Windows pids (winedbg) are not this machine's: the server's /proc check does not apply.
+    const foreignPid = args.attach !== undefined && capabilitiesOf(args.backend ?? 'gdb').pidSpace !== undefined;
+    const { kind, target, what } = foreignPid
+      ? foreignAttachTarget({ ...args, attach: args.attach as number }, ctx.config)
+      : await startTarget(args, ctx);
     const timeout = args.timeout_ms ?? ctx.config.runTimeoutMs;
     ctx.progress(
       0,
