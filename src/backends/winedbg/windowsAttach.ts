@@ -38,6 +38,12 @@ function imageName(name: string): string {
   return (name.split(/[\\/]/).pop() ?? name).toLowerCase();
 }
 
+/** Wine's own processes, winedbg, and our launcher. */
+function isWineOwn(name: string): boolean {
+  const image = imageName(name);
+  return WINE_OWN.has(image) || image.startsWith('dbgmcp-launch');
+}
+
 /** Refuses before anything is listed: what the policy alone decides. */
 export function checkAttachPolicy(pid: number, policy: AttachPolicySetting): void {
   if (!Number.isSafeInteger(pid) || pid <= 0) refuse(`${pid} is not a Windows process id`);
@@ -58,7 +64,7 @@ export function checkWindowsAttach(
   checkAttachPolicy(pid, policy);
   const found = processes.find((p) => p.pid === pid);
   if (!found) {
-    const programs = processes.filter((p) => p.mark === undefined && !WINE_OWN.has(imageName(p.name)));
+    const programs = processes.filter((p) => p.mark === undefined && !isWineOwn(p.name));
     const list = programs
       .slice(0, 8)
       .map((p) => `0x${p.pid.toString(16)} ${p.name}`)
@@ -67,7 +73,7 @@ export function checkWindowsAttach(
       `no Windows process ${pid} (0x${pid.toString(16)}) runs in this server's Wine prefix${list ? `; programs there: ${list}` : ''} (dbg_command "winedbg info process" lists every process)`,
     );
   }
-  if (WINE_OWN.has(imageName(found.name)) || imageName(found.name).startsWith('dbgmcp-launch')) {
+  if (isWineOwn(found.name)) {
     refuse(
       `${found.name} (0x${pid.toString(16)}) is one of Wine's own processes, serving every program of the prefix; attach to a program instead`,
     );
