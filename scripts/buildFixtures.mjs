@@ -58,6 +58,26 @@ export const RULES = {
  * (`sanitized/asan_errors`); an entry whose `output` is a source's own name replaces that
  * source's build by RULES (a `.c` file meant only for a sanitizer build).
  */
+/** Where Debian's binutils keep the i386pe linker script mingw's x86_64 toolchain lacks. */
+const I386PE_SCRIPT = [
+  '/usr/lib/x86_64-linux-gnu/ldscripts/i386pe.x',
+  '/usr/x86_64-w64-mingw32/lib/ldscripts/i386pe.x',
+].find((p) => existsSync(p));
+
+/**
+ * A Windows program of fixtures/windows, built with mingw into build/windows/NAME.exe, for the
+ * winedbg backend. DWARF 4: winedbg's own symbol reader does not read gcc 12's default DWARF 5
+ * (GDB reads both).
+ */
+const windows = (name) => ({
+  output: `windows/${name}.exe`,
+  compiler: 'x86_64-w64-mingw32-gcc',
+  cwd: '../windows',
+  sources: [`${name}.c`],
+  flags: ['-g', '-gdwarf-4', '-O0', '-Wall'],
+  optional: true,
+});
+
 export const EXTRA_FIXTURES = [
   // Without debug info, for the warnings about it.
   { output: 'hello_nodebug', compiler: 'gcc', sources: ['hello.c'], flags: ['-O0', '-s'] },
@@ -76,13 +96,48 @@ export const EXTRA_FIXTURES = [
     flags: ['-g', '-O0', '-fno-omit-frame-pointer'],
     optional: true,
   },
+  // Windows programs under Wine (the winedbg backend), one entry each.
+  windows('access'),
+  windows('assert'),
+  windows('deadlock'),
+  windows('debugbreak'),
+  windows('divzero'),
+  windows('echo'),
+  windows('hang'),
+  windows('locals'),
+  windows('noisy'),
+  windows('overflow'),
+  windows('sleeper'),
+  windows('spawn'),
+  windows('threads'),
+  // 32-bit, no C runtime (mingw's x86_64 toolchain has none for i386): linked with the i386pe
+  // script, to be refused where wine32 is absent. Left out where the script is not installed.
+  ...(I386PE_SCRIPT === undefined
+    ? []
+    : [
+        {
+          output: 'windows/tiny32.exe',
+          compiler: 'x86_64-w64-mingw32-gcc',
+          cwd: '../windows',
+          sources: ['tiny32.c'],
+          flags: [
+            '-m32',
+            '-O1',
+            '-nostdlib',
+            '-nostartfiles',
+            `-Wl,-T,${I386PE_SCRIPT}`,
+            '-Wl,-m,i386pe',
+            '-Wl,-e,_mainCRTStartup@0',
+            '-Wl,--subsystem,console',
+          ],
+          optional: true,
+        },
+      ]),
   // Entries of the same shape add the other kinds, e.g.
   //   sanitizers: { output: 'asan_errors', compiler: 'gcc', sources: ['asan_errors.c'],
   //                 flags: [...CFLAGS, '-fsanitize=address'] }
   //   C++:        { output: 'cpp/containers', compiler: 'g++', cwd: '../cpp', sources: ['containers.cpp'],
   //                 flags: CFLAGS }
-  //   Windows:    { output: 'crash.exe', compiler: 'x86_64-w64-mingw32-gcc', sources: ['crash.c'],
-  //                 flags: ['-gdwarf-4', '-O0', '-fno-omit-frame-pointer'], optional: true }
 ];
 
 /** Every fixture of `sourceDir`: one per source by RULES, then EXTRA_FIXTURES (which win by output). */

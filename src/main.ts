@@ -5,6 +5,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { closeBackendServices } from './backends/registry.js';
 import { helpText, OptionError, parseCommandLine } from './cli/options.js';
 import type { ServerConfig } from './server/config.js';
 import { type CreatedServer, createServer, toolSchemaHash } from './server/createServer.js';
@@ -49,6 +50,10 @@ async function serve(config: ServerConfig): Promise<void> {
     // Whatever happens, be gone within 3 s.
     setTimeout(() => process.exit(code), 2500).unref();
     await Promise.allSettled(servers.map((s) => s.shutdown()));
+    // After the sessions: what backends keep for the whole server (winedbg's Wine prefix).
+    await closeBackendServices().catch((e: unknown) =>
+      log('warn', 'backend services did not close', { error: (e as Error).message }),
+    );
     await handle.close().catch(() => {});
     process.exit(code);
   };

@@ -110,6 +110,12 @@ export interface BackendCapabilities {
   rawDialect: string;
   /** A joined target (a person's debugger): what the person allows. Absent for the server's own. */
   access?: ShareAccess;
+  /**
+   * Whose process ids `attach` takes when they are not this machine's: 'windows' for the Windows
+   * pids of a Wine prefix. The server's attach check reads /proc and does not apply to them; the
+   * backend applies the policy in its own terms. Absent: this machine's pids.
+   */
+  pidSpace?: 'windows';
 }
 
 export type BackendEvent =

@@ -29,6 +29,12 @@ import { rrDoctor } from './rr/rrDoctor.js';
 import { type RrRecording, recordWithRr } from './rr/rrRecord.js';
 import { defaultTraceRoot, listTraces, type TraceEntry } from './rr/rrTraces.js';
 import { joinShare, listShares } from './shares/shareRegistry.js';
+import { readPeHeader } from './winedbg/peFile.js';
+import { type AttachPolicySetting, checkAttachPolicy } from './winedbg/windowsAttach.js';
+import { WINEDBG_CAPABILITIES, WinedbgBackend } from './winedbg/winedbgBackend.js';
+import { winedbgDoctor } from './winedbg/winedbgDoctor.js';
+import { findWineTools } from './winedbg/winePrefix.js';
+import { wineServices } from './winedbg/wineServices.js';
 
 // The machine's probed debugging hardware (hardware watchpoints and breakpoints, inferior calls),
 // for the server to start and for any backend to consult.
@@ -58,6 +64,13 @@ export interface BackendOptions {
   onSweep?: (killed: number) => void;
   /** Who opens the session (the MCP client's name): a person's share is told who joins it. */
   client?: string;
+  /**
+   * The server's --attach-pids, for a backend whose pids are not this machine's (winedbg's are
+   * Windows pids, checked against the policy in its own terms). Default: own.
+   */
+  attachPids?: AttachPolicySetting;
+  /** A Wine prefix of the operator's own for the winedbg backend (default: ours, in the cache). */
+  winePrefix?: string;
 }
 
 interface BackendFactory {
@@ -174,10 +187,44 @@ const rrFactory: BackendFactory = {
   doctor: rrDoctor,
 };
 
+const winedbgFactory: BackendFactory = {
+  capabilities: WINEDBG_CAPABILITIES,
+  summary:
+    "Windows programs under Wine: GDB through winedbg --gdb (launch with output on dbg_io, attach by Windows pid), winedbg's prompt for Wine facts",
+  async create(options, target) {
+    // What can be refused without starting anything: no Wine, not a Windows program, no pid.
+    const tools = findWineTools();
+    if ('missing' in tools) {
+      throw new DebuggerError(
+        'backend_unavailable',
+        `Wine is not installed (${tools.missing.join(', ')} not found): apt-get install -y --no-install-recommends wine wine64 gcc-mingw-w64-x86-64-win32`,
+      );
+    }
+    if (target.kind === 'launch') readPeHeader(target.program.program);
+    if (target.kind === 'attach') checkAttachPolicy(target.pid, options.attachPids ?? 'own');
+    wineServices.configure({
+      ...(options.winePrefix !== undefined ? { prefixDir: options.winePrefix } : {}),
+      ...(options.passthroughEnv ? { passthrough: options.passthroughEnv } : {}),
+    });
+    // Calls into a Windows program give wrong answers (System V arguments): off whatever the operator says.
+    const gdb = await GdbBackend.launch(
+      { ...gdbOptions(options, options.paths.gdb ?? 'gdb'), allowInferiorCalls: false },
+      { terminal: target.kind === 'launch' },
+    );
+    return new WinedbgBackend(gdb, {
+      services: wineServices,
+      attachPolicy: options.attachPids ?? 'own',
+      openTimeoutMs: Math.max(options.openTimeoutMs ?? 0, 120_000),
+    });
+  },
+  doctor: (options) => winedbgDoctor(options, wineServices),
+};
+
 const FACTORIES: Partial<Record<BackendKind, BackendFactory>> = {
   gdb: gdbFactory,
   lldb: lldbFactory,
   rr: rrFactory,
+  winedbg: winedbgFactory,
 };
 
 function factory(kind: BackendKind): BackendFactory {
@@ -219,21 +266,18 @@ export function createBackend(
   return f.create(options, target);
 }
 
-/** Every backend's doctor lines, run side by side, plus the debuggers not built in yet. */
+/** Every backend's doctor lines, run side by side. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorCheck[]> {
   const results = await Promise.all(Object.values(FACTORIES).map((f) => f.doctor(options)));
-  return [
-    ...results.flat(),
-    toolCheck('wine', ['wine', 'wine64'], 'apt-get install wine wine64', 'Windows programs'),
-    toolCheck('winedbg', ['winedbg'], 'apt-get install wine', 'winedbg --gdb'),
-  ];
+  return results.flat();
 }
 
-function toolCheck(name: string, candidates: string[], fix: string, what: string): DoctorCheck {
-  const found = findOnPath(candidates);
-  return found
-    ? { name, ok: true, detail: `${what} (${found})` }
-    : { name, ok: false, detail: `${candidates[0]} not found`, fix };
+/**
+ * Services some backends keep for the whole server (winedbg's Wine prefix and its wineserver):
+ * ended on the server's orderly end. Nothing to do for a server that never started them.
+ */
+export function closeBackendServices(): Promise<void> {
+  return wineServices.close();
 }
 
 // ---- a person's own debugger --------------------------------------------------------------

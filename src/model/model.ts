@@ -113,13 +113,42 @@ export interface WatchpointChange {
   value?: string;
 }
 
+/**
+ * An exception of the target's operating system behind a signal stop, when the debugger knows
+ * more than the signal (Windows under Wine: the proxy says SIGSEGV for both an access violation
+ * and a stack overflow; the exception code tells them apart).
+ */
+export interface TargetException {
+  /** The system's code for it (Windows: an NTSTATUS such as 0xC0000005). */
+  code: number;
+  /** Its name: EXCEPTION_ACCESS_VIOLATION, EXCEPTION_STACK_OVERFLOW… */
+  name: string;
+  /** One line an agent can act on. */
+  meaning: string;
+  /** For a memory fault: what the faulting access did, and where (hex). */
+  access?: 'read' | 'write' | 'execute';
+  address?: string;
+  /**
+   * How access and address are known when not from the system's own record: from what, in words
+   * ("the faulting instruction mov %edx,(%rax)", "the stack pointer"). Absent when not inferred.
+   */
+  inferredFrom?: string;
+  /** True at the second stop for the same exception: no handler took it, continuing ends the program. */
+  secondChance?: boolean;
+}
+
 export interface StopEvent {
   reason: StopReason;
   /** The reason text as the debugger gave it, when it is not one we know. */
   rawReason?: string;
   signal?: SignalInfo;
-  /** For SIGSEGV, SIGBUS, SIGFPE, SIGILL: the faulting address the kernel reported. */
+  /**
+   * For SIGSEGV, SIGBUS, SIGFPE, SIGILL: the faulting address the kernel reported, or the one
+   * inferred when `exception.inferredFrom` says so.
+   */
   faultAddress?: string;
+  /** The operating system's exception behind the signal, when the backend knows it. */
+  exception?: TargetException;
   /** The kernel's si_code for the signal (SI_KERNEL 128: the address is not the real one). */
   signalCode?: number;
   /**

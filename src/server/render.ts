@@ -1,7 +1,15 @@
 // Short text renderings, terminal-like: what a person (or a model) reads at a glance beside the
 // structured answer. Never a JSON dump of the same data.
 
-import type { Breakpoint, ExitEvent, Frame, Instruction, StopEvent, Variable } from '../model/model.js';
+import type {
+  Breakpoint,
+  ExitEvent,
+  Frame,
+  Instruction,
+  StopEvent,
+  TargetException,
+  Variable,
+} from '../model/model.js';
 import type { SourceWindow, StackEntry, ThreadEntry, ViewData } from '../session/evidence.js';
 import { describeFrame, summarizeStop } from '../session/evidence.js';
 import type { RunOutcome } from '../session/session.js';
@@ -20,9 +28,12 @@ export function printable(text: string): string {
     .replace(/[\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
 }
 
-/** Untrusted text of many lines (program output, the debugger's console): each line escaped as printable. */
+/**
+ * Untrusted text of many lines (program output, the debugger's console): each line escaped as
+ * printable. A Windows line end (\r\n, what a program under Wine prints) ends a line as \n does.
+ */
 export function printableLines(text: string): string[] {
-  return text.split('\n').map(printable);
+  return text.split(/\r?\n/).map(printable);
 }
 
 /** The mark before each quoted line of the program's (or the debugger's) text: no server line starts so. */
@@ -88,10 +99,20 @@ export function renderExit(e: ExitEvent): string {
   return `the program exited with code ${e.code ?? 0}`;
 }
 
+/** The OS exception behind a stop, with how its access and address are known. */
+export function renderException(e: TargetException): string {
+  const access = e.access
+    ? `; ${e.access}${e.address ? ` ${e.access === 'execute' ? 'at' : 'of'} ${e.address}` : ''}`
+    : '';
+  const how = e.inferredFrom ? ` (inferred from ${e.inferredFrom})` : '';
+  const second = e.secondChance ? '; second chance: no handler took it, continuing ends the program' : '';
+  return `exception: ${e.name} 0x${e.code.toString(16)}${access}${how}: ${e.meaning}${second}`;
+}
+
 export function renderOutcome(o: RunOutcome): string {
   switch (o.kind) {
     case 'stopped':
-      return `stop ${o.stopId}: ${printable(summarizeStop(o.stop))}${unknownReason(o.stop)}${o.stop.recordNote ? `\nrecord: ${printable(o.stop.recordNote)}` : ''}`;
+      return `stop ${o.stopId}: ${printable(summarizeStop(o.stop))}${unknownReason(o.stop)}${o.stop.exception ? `\n${renderException(o.stop.exception)}` : ''}${o.stop.recordNote ? `\nrecord: ${printable(o.stop.recordNote)}` : ''}`;
     case 'exited':
       return renderExit(o.exit);
     case 'running':

@@ -10,6 +10,7 @@ import type {
   Library,
   Register,
   StopEvent,
+  TargetException,
   Variable,
 } from '../model/model.js';
 import type { OutputChunk } from '../process/outputRing.js';
@@ -17,6 +18,7 @@ import type { StackEntry, ThreadEntry, ViewData, ViewOutcome } from '../session/
 import type { RunOutcome, Session } from '../session/session.js';
 import type {
   BreakpointWire,
+  ExceptionWire,
   ExitWire,
   FrameWire,
   InstructionWire,
@@ -82,6 +84,18 @@ export function stackEntryWire(e: StackEntry): StackEntryWire {
   return frameWire(e);
 }
 
+export function exceptionWire(e: TargetException): ExceptionWire {
+  return compact({
+    code: `0x${e.code.toString(16)}`,
+    name: e.name,
+    meaning: e.meaning,
+    access: e.access,
+    address: e.address,
+    inferred_from: e.inferredFrom,
+    second_chance: e.secondChance || undefined,
+  });
+}
+
 export function stopWire(s: StopEvent, stopId?: number): StopWire {
   return compact({
     stop_id: stopId,
@@ -92,6 +106,7 @@ export function stopWire(s: StopEvent, stopId?: number): StopWire {
     fault_address: s.faultAddress,
     signal_code: s.signalCode,
     fault_note: s.faultNote,
+    exception: s.exception ? exceptionWire(s.exception) : undefined,
     thread: s.threadId,
     frame: s.frame ? frameWire(s.frame) : undefined,
     breakpoint: s.breakpoint,

@@ -70,6 +70,8 @@ export interface LaunchOptions {
   outputPath: string;
   sessionId: string;
   cwd?: string;
+  /** Variables added to the program's environment (ours, which name the session, win). */
+  env?: Readonly<Record<string, string>>;
   timeoutMs?: number;
   signal?: AbortSignal;
 }
@@ -92,14 +94,29 @@ const REPORT = /^pid=(\d+) entry=0x([0-9a-f]+) bytes=([0-9a-f]{4})\n$/;
 /** Starts the program held at its entry point (see the top of this file). */
 export async function launchHeld(options: LaunchOptions): Promise<HeldProgram> {
   const { prefix, sessionId } = options;
+  // The seed's argv rules: an array (never a shell line), at most 64 entries of 4,096
+  // characters, no NUL (the C runtime would cut the entry there).
+  if (options.args.length > 64) throw new DebuggerError('invalid_argument', 'at most 64 program arguments');
   for (const a of [options.program, ...options.args]) {
     if (a.includes('\0')) throw new DebuggerError('invalid_argument', 'a program argument holds a NUL');
+    if (a.length > 4096) {
+      throw new DebuggerError('invalid_argument', 'a program argument is longer than 4096 characters');
+    }
   }
-  if (options.args.length > 64) throw new DebuggerError('invalid_argument', 'at most 64 program arguments');
+  for (const [name, value] of Object.entries(options.env ?? {})) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name) || value.includes('\0')) {
+      throw new DebuggerError('invalid_argument', `environment variable ${JSON.stringify(name)} is not valid`);
+    }
+    // WINEPREFIX, WINEDEBUG, WINEDLLOVERRIDES… configure Wine itself: the server sets them.
+    if (/^WINE/.test(name) || name.startsWith('DBGMCP_')) {
+      throw new DebuggerError('invalid_argument', `env.${name}: Wine's own settings are the server's to make`);
+    }
+  }
   const dir = mkdtempSync(join(tmpdir(), 'dbg-mcp-launch-'));
   const reportPath = join(dir, 'report');
   guardEnvironment(SESSION_VARIABLE, sessionId);
   const env = prefix.environment({
+    ...options.env,
     [SESSION_VARIABLE]: sessionId,
     DBGMCP_LAUNCH_REPORT: reportPath,
     DBGMCP_LAUNCH_OUTPUT: options.outputPath,

@@ -87,6 +87,11 @@ export class WinedbgTrace {
     return undefined;
   }
 
+  /** The exception events kept (the newest 64), oldest first. */
+  get recorded(): readonly TracedException[] {
+    return this.events;
+  }
+
   /** The Windows pid of the debuggee, once an event has named it. */
   get debuggeePid(): number | undefined {
     return this.events[this.events.length - 1]?.pid;

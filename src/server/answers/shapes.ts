@@ -80,6 +80,22 @@ export const watchShape = z.object({
   value: z.string().optional().describe('The value read (read and access watchpoints).'),
 });
 
+export const exceptionShape = z.object({
+  code: hex.describe("The system's code: 0xc0000005."),
+  name: z.string().describe('EXCEPTION_ACCESS_VIOLATION, EXCEPTION_STACK_OVERFLOW, …'),
+  meaning: z.string(),
+  access: z.enum(['read', 'write', 'execute']).optional().describe('A memory fault: absent when not known.'),
+  address: hex.optional().describe('The address the fault touched: absent when not known.'),
+  inferred_from: z
+    .string()
+    .optional()
+    .describe('Present when access and address are inferred (the faulting instruction, the stack pointer).'),
+  second_chance: z
+    .boolean()
+    .optional()
+    .describe('Present (true) when no handler took it: continuing ends the program.'),
+});
+
 export const stopShape = z.object({
   stop_id: z.number().optional().describe('Absent where the stop is given as a view (its id is the session’s).'),
   reason: z.string().describe('breakpoint-hit, signal-received, end-stepping-range, function-finished, …'),
@@ -99,6 +115,9 @@ export const stopShape = z.object({
     .string()
     .optional()
     .describe('For a fault the kernel gave no address for: the bad pointer, its register and any fill pattern it is.'),
+  exception: exceptionShape
+    .optional()
+    .describe('The OS exception behind the signal (Windows programs); absent elsewhere.'),
   thread: z.number().optional(),
   frame: frameShape.optional(),
   breakpoint: z.string().optional().describe('The breakpoint, watchpoint or catchpoint that stopped it.'),
@@ -346,6 +365,7 @@ export type FrameWire = z.infer<typeof frameShape>;
 export type StackEntryWire = z.infer<typeof stackEntryShape>;
 export type RuntimeReportWire = z.infer<typeof runtimeReportShape>;
 export type InstructionWire = z.infer<typeof instructionShape>;
+export type ExceptionWire = z.infer<typeof exceptionShape>;
 export type StopWire = z.infer<typeof stopShape>;
 export type ExitWire = z.infer<typeof exitShape>;
 export type OutcomeWire = z.infer<typeof outcomeShape>;
@@ -369,6 +389,7 @@ stackEntryShape.register(z.globalRegistry, { id: 'StackEntry' });
 sourceWindowShape.register(z.globalRegistry, { id: 'SourceWindow' });
 instructionShape.register(z.globalRegistry, { id: 'Instruction' });
 watchShape.register(z.globalRegistry, { id: 'WatchChange' });
+exceptionShape.register(z.globalRegistry, { id: 'Exception' });
 stopShape.register(z.globalRegistry, { id: 'Stop' });
 exitShape.register(z.globalRegistry, { id: 'Exit' });
 outcomeShape.register(z.globalRegistry, { id: 'Outcome' });

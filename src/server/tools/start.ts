@@ -48,7 +48,10 @@ const input = z.strictObject({
   include_locals: includeLocals.optional(),
   timeout_ms: timeoutMs.optional(),
   on_timeout: onTimeout.optional().describe('Default: interrupt.'),
-  backend: z.enum(['gdb', 'lldb', 'rr']).optional().describe('rr replays trace.'),
+  backend: z
+    .enum(['gdb', 'lldb', 'rr', 'winedbg'])
+    .optional()
+    .describe('rr replays trace; winedbg: Windows .exe (Wine).'),
   record: z.boolean().optional().describe('Record from main, for reverse_* (slow).'),
   ...targetFields,
   request_id: line(128).optional().describe('Retry key: same id+args, same session.'),

@@ -17,7 +17,7 @@ import {
 } from '../../../src/backends/winedbg/wineProcesses.js';
 import { repoRoot } from '../../helpers/paths.js';
 import { alive, killQuietly, until } from '../../helpers/procfs.js';
-import { buildWindowsFixtures, windowsToolsMissing } from './windowsFixtures.js';
+import { windowsToolsMissing } from './windowsFixtures.js';
 import { PREFIX_TIMEOUT_MS } from './wineHarness.js';
 
 const missing = windowsToolsMissing();
@@ -82,7 +82,6 @@ function checkStarted(ready: Ready): void {
 
 describe.skipIf(missing !== undefined)(`nothing of Wine outlives the server${missing ? ` (${missing})` : ''}`, () => {
   beforeAll(async () => {
-    await buildWindowsFixtures();
     mkdirSync(join(repoRoot, 'test', '.tmp'), { recursive: true });
     await build({
       input: join(repoRoot, 'test', 'integration', 'winedbg', 'wineHolder.ts'),

@@ -9,13 +9,7 @@ import { WinedbgProxy } from '../../../src/backends/winedbg/winedbgProxy.js';
 import { sessionProcesses } from '../../../src/backends/winedbg/wineProcesses.js';
 import { membersOf } from '../../../src/process/processTree.js';
 import { readProc, until } from '../../helpers/procfs.js';
-import {
-  buildWindowsFixtures,
-  thirtyTwoBitFixture,
-  windowsFixture,
-  windowsLineOf,
-  windowsToolsMissing,
-} from './windowsFixtures.js';
+import { thirtyTwoBitFixture, windowsFixture, windowsLineOf, windowsToolsMissing } from './windowsFixtures.js';
 import { closeTestPrefix, field, newSessionId, PREFIX_TIMEOUT_MS, ProxyGdb, testPrefix } from './wineHarness.js';
 
 const missing = windowsToolsMissing();
@@ -45,7 +39,6 @@ function alive(pid: number | undefined): boolean {
 
 describe.skipIf(missing !== undefined)(`winedbg's gdb proxy${missing ? ` (${missing})` : ''}`, () => {
   beforeAll(async () => {
-    await buildWindowsFixtures();
     await testPrefix();
   }, PREFIX_TIMEOUT_MS);
   afterEach(async () => {

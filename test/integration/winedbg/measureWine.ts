@@ -11,7 +11,7 @@ import { WinedbgPrompt } from '../../../src/backends/winedbg/winedbgPrompt.js';
 import { ensureLauncher, launchHeld, stopLauncher } from '../../../src/backends/winedbg/wineLauncher.js';
 import { WinePrefix } from '../../../src/backends/winedbg/winePrefix.js';
 import { ProgramTerminal } from '../../../src/process/programTerminal.js';
-import { buildWindowsFixtures, windowsFixture, windowsFixturesDir } from './windowsFixtures.js';
+import { windowsFixture, windowsFixturesDir } from './windowsFixtures.js';
 import { newSessionId, ProxyGdb, testCacheDir, testPrefix } from './wineHarness.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
@@ -55,7 +55,6 @@ function runWine(prefix: WinePrefix, args: string[], stdio: 'pipes' | 'pty'): Pr
 }
 
 async function main(): Promise<void> {
-  await buildWindowsFixtures();
   if (process.argv.includes('--cold')) {
     const cache = mkdtempSync(join(tmpdir(), 'dbg-mcp-cold-'));
     const p = await WinePrefix.open({ cacheDir: cache });

@@ -11,13 +11,7 @@ import {
 import { prefixProcesses, sessionProcesses } from '../../../src/backends/winedbg/wineProcesses.js';
 import { ProgramTerminal } from '../../../src/process/programTerminal.js';
 import { readProc, until } from '../../helpers/procfs.js';
-import {
-  buildWindowsFixtures,
-  windowsFixture,
-  windowsFixturesDir,
-  windowsLineOf,
-  windowsToolsMissing,
-} from './windowsFixtures.js';
+import { windowsFixture, windowsFixturesDir, windowsLineOf, windowsToolsMissing } from './windowsFixtures.js';
 import {
   closeTestPrefix,
   field,
@@ -80,7 +74,6 @@ async function close(h: Held): Promise<void> {
 
 describe.skipIf(missing !== undefined)(`program output and input under Wine${missing ? ` (${missing})` : ''}`, () => {
   beforeAll(async () => {
-    await buildWindowsFixtures();
     await testPrefix();
     await ensureLauncher(testCacheDir);
   }, PREFIX_TIMEOUT_MS);

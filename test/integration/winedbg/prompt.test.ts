@@ -12,7 +12,7 @@ import {
 } from '../../../src/backends/winedbg/winedbgText.js';
 import { killWineProcesses, SESSION_VARIABLE, sessionProcesses } from '../../../src/backends/winedbg/wineProcesses.js';
 import { readProc } from '../../helpers/procfs.js';
-import { buildWindowsFixtures, windowsFixture, windowsFixturesDir, windowsToolsMissing } from './windowsFixtures.js';
+import { windowsFixture, windowsFixturesDir, windowsToolsMissing } from './windowsFixtures.js';
 import { closeTestPrefix, newSessionId, PREFIX_TIMEOUT_MS, testPrefix } from './wineHarness.js';
 
 const missing = windowsToolsMissing();
@@ -42,7 +42,6 @@ async function runFree(name: string): Promise<{ child: ChildProcess; sessionId: 
 
 describe.skipIf(missing !== undefined)(`winedbg's prompt${missing ? ` (${missing})` : ''}`, () => {
   beforeAll(async () => {
-    await buildWindowsFixtures();
     await testPrefix();
   }, PREFIX_TIMEOUT_MS);
   afterEach(async () => {

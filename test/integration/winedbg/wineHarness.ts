@@ -14,7 +14,13 @@ import { type MiCommandResult, MiConnection } from '../../../src/protocols/mi/mi
 import type { MiAsyncRecord, MiRecord, MiTuple } from '../../../src/protocols/mi/miRecords.js';
 import { windowsFixturesDir } from './windowsFixtures.js';
 
-export const testCacheDir = join(tmpdir(), `dbg-mcp-test-wine-${process.getuid?.() ?? 0}`);
+/**
+ * XDG_CACHE_HOME of the servers the tests start: their cache (prefixes, locks, the launcher) is
+ * `<this>/dbg-mcp`, the same directory the harness uses, so every test process shares the
+ * prefixes made once per machine.
+ */
+export const testXdgCache = join(tmpdir(), `dbg-mcp-test-xdg-${process.getuid?.() ?? 0}`);
+export const testCacheDir = join(testXdgCache, 'dbg-mcp');
 
 /** A cold prefix is 10-60 s on a loaded 2-core VM; this bounds a hang, not the speed. */
 export const PREFIX_TIMEOUT_MS = 300_000;

@@ -5,12 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parsePeHeader, peMachine, readPeHeader } from '../../../src/backends/winedbg/peFile.js';
-import {
-  buildWindowsFixtures,
-  onPath,
-  thirtyTwoBitFixture,
-  windowsFixture,
-} from '../../integration/winedbg/windowsFixtures.js';
+import { onPath, thirtyTwoBitFixture, windowsFixture } from '../../integration/winedbg/windowsFixtures.js';
 
 interface Fake {
   machine: number;
@@ -103,8 +98,6 @@ describe('readPeHeader on files', () => {
 });
 
 describe.skipIf(onPath('x86_64-w64-mingw32-gcc') === undefined)('peMachine on mingw builds', () => {
-  beforeAll(buildWindowsFixtures, 120_000);
-
   it('a mingw x86_64 fixture is x86_64 PE32+, console, entry inside the image', () => {
     const h = readPeHeader(windowsFixture('locals'));
     expect(h).toMatchObject({ machine: 'x86_64', pe32Plus: true, subsystem: 3, isDll: false });
