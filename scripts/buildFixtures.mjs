@@ -78,6 +78,14 @@ const windows = (name) => ({
   optional: true,
 });
 
+/** A sanitized build of fixtures/c/NAME.c into build/sanitized/NAME. */
+const sanitized = (sanitizer, name) => ({
+  output: `sanitized/${name}`,
+  compiler: 'gcc',
+  sources: [`${name}.c`],
+  flags: [...CFLAGS, `-fsanitize=${sanitizer}`],
+});
+
 export const EXTRA_FIXTURES = [
   // Without debug info, for the warnings about it.
   { output: 'hello_nodebug', compiler: 'gcc', sources: ['hello.c'], flags: ['-O0', '-s'] },
@@ -133,11 +141,13 @@ export const EXTRA_FIXTURES = [
           optional: true,
         },
       ]),
-  // Entries of the same shape add the other kinds, e.g.
-  //   sanitizers: { output: 'asan_errors', compiler: 'gcc', sources: ['asan_errors.c'],
-  //                 flags: [...CFLAGS, '-fsanitize=address'] }
-  //   C++:        { output: 'cpp/containers', compiler: 'g++', cwd: '../cpp', sources: ['containers.cpp'],
-  //                 flags: CFLAGS }
+  // Sanitized builds of C fixtures (ASan, UBSan, LSan), for the evidence of sanitizer reports.
+  sanitized('address', 'asan_errors'),
+  sanitized('undefined', 'ubsan_errors'),
+  sanitized('leak', 'lsan_leak'),
+  // C++, kept in fixtures/cpp: libstdc++ values and exceptions.
+  { output: 'cpp/containers', compiler: 'g++', cwd: '../cpp', sources: ['containers.cpp'], flags: CFLAGS },
+  { output: 'cpp/throw', compiler: 'g++', cwd: '../cpp', sources: ['throw.cpp'], flags: CFLAGS },
 ];
 
 /** Every fixture of `sourceDir`: one per source by RULES, then EXTRA_FIXTURES (which win by output). */

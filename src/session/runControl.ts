@@ -75,9 +75,13 @@ interface Waiter {
   resolve: () => void;
 }
 
-const INTERRUPT_GRACE_MS = 5000;
-/** How long each way of interrupting gets before the next, harder one (backend.forceInterrupt). */
-const INTERRUPT_ESCALATE_MS = 1000;
+const INTERRUPT_GRACE_MS = 8000;
+/**
+ * How long each way of interrupting gets before the next, harder one (backend.forceInterrupt).
+ * GDB's own SIGINT lands within milliseconds on an idle machine; on a loaded one (load 18 on 2
+ * cores, measured) gdb itself may not run for a second, so the harder way waits longer than that.
+ */
+const INTERRUPT_ESCALATE_MS = 2500;
 
 export class RunControl {
   private readonly waiters = new Set<Waiter>();
@@ -85,6 +89,12 @@ export class RunControl {
   startMode: StartMode = 'none';
   /** One interrupt at a time: two escalations would leave a second SIGSTOP pending. */
   private interrupting: Promise<RunOutcome> | undefined;
+  /**
+   * After an interrupt that had to try harder, the signal that lost the race (gdb's SIGINT, or
+   * the SIGSTOP sent after it) may still be pending in the program: the next resume would stop
+   * at once on it. That stop is the interrupt's leftover, not news: the resume is repeated once.
+   */
+  private strayStopPossible = false;
 
   constructor(private readonly host: RunHost) {}
 
@@ -205,9 +215,17 @@ export class RunControl {
         { state: this.snap.state.phase },
       );
     }
-    const epoch = this.snap.epoch;
     const resume = isReverse(action) ? (action.slice('reverse_'.length) as ResumeAction) : (action as ResumeAction);
-    await backend.resume(resume, { ...request.options, ...(isReverse(action) ? { reverse: true } : {}) }, signal);
+    const options = { ...request.options, ...(isReverse(action) ? { reverse: true } : {}) };
+    const stray = this.strayStopPossible;
+    this.strayStopPossible = false;
+    let epoch = this.snap.epoch;
+    await backend.resume(resume, options, signal);
+    const outcome = await this.waitForStop(epoch, timeoutMs, request, signal);
+    if (!stray || !isInterruptLeftover(outcome)) return outcome;
+    log('info', "the interrupt's leftover signal stopped the program again; resuming", { session: host.id });
+    epoch = this.snap.epoch;
+    await backend.resume(resume, options, signal);
     return this.waitForStop(epoch, timeoutMs, request, signal);
   }
 
@@ -274,6 +292,8 @@ export class RunControl {
   }
 
   private interruptAndWait(): Promise<RunOutcome> {
+    // A stop asked for now is not a leftover of an earlier interrupt.
+    this.strayStopPossible = false;
     this.interrupting ??= this.escalatingInterrupt().finally(() => {
       this.interrupting = undefined;
     });
@@ -299,6 +319,7 @@ export class RunControl {
       const did = backend.forceInterrupt(step);
       if (did === undefined) break;
       log('warn', 'the program did not stop at the interrupt; trying harder', { session: this.host.id, did });
+      this.strayStopPossible = true;
       if (await this.waitFor(stopped, INTERRUPT_ESCALATE_MS)) return this.outcome();
     }
     const left = INTERRUPT_GRACE_MS - (Date.now() - began);
@@ -309,4 +330,11 @@ export class RunControl {
       `the program did not stop within ${INTERRUPT_GRACE_MS} ms of the interrupt; call dbg_run action=kill or dbg_close`,
     );
   }
+}
+
+/** A stop by SIGINT or SIGSTOP: what an interrupt that tried harder may leave pending. */
+function isInterruptLeftover(outcome: RunOutcome): boolean {
+  if (outcome.kind !== 'stopped') return false;
+  const { reason, signal } = outcome.stop;
+  return reason === 'signal-received' && (signal?.name === 'SIGINT' || signal?.name === 'SIGSTOP');
 }

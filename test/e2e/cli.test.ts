@@ -19,7 +19,7 @@ async function cli(
   try {
     const r = await run(process.execPath, [main, ...args], {
       env: { PATH: process.env.PATH ?? '', ...env },
-      timeout: 20_000,
+      timeout: 120_000,
     });
     return { code: 0, stdout: r.stdout, stderr: r.stderr };
   } catch (e) {

@@ -137,7 +137,7 @@ describe('session edges', () => {
     const run = await pending;
     expect(run).toMatchObject({ isError: true, code: 'no_session' });
     expect(run.data.error.message).toMatch(
-      new RegExp(`^session ${id} was closed \\(dbg_close\\) while the program ran`),
+      new RegExp(`^session ${id} is closed: dbg_close ended it`),
     );
     expect(run.text).not.toMatch(/died|exited with code/);
   });

@@ -19,7 +19,7 @@ const DIST = join(repoRoot, 'dist', 'dbg-mcp.js');
 const dirs: string[] = [];
 
 afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 10 }); // a share process may still be writing there
 });
 
 /** A runtime directory of this test's own (the share registry lives under it), 0700 like the real one. */

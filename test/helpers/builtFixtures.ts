@@ -1,58 +1,30 @@
-// Fixtures the shared build (globalSetup.ts) does not make yet: sanitized builds of the C
-// fixtures and the C++ one. Built on first use, from the fixture's own directory with its bare
-// name (as the shared fixtures are), into fixtures/c/build/<dir>/. The fixture builder the tests
-// and the bench will share takes these entries over.
-import { execFile } from 'node:child_process';
-import { mkdirSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
+// Fixtures built into subdirectories of fixtures/c/build/ by the shared build
+// (scripts/buildFixtures.mjs, run once by globalSetup.ts): sanitized builds of C fixtures and the
+// C++ programs of fixtures/cpp.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { findOnPath } from '../../src/util/which.js';
-import { fixturesDir, repoRoot } from './paths.js';
+import { fixturesDir } from './paths.js';
 
-const run = promisify(execFile);
-const FLAGS = ['-g', '-O0', '-fno-omit-frame-pointer', '-Wall'];
-
-/** Output (under fixtures/c/build/), source (under fixtures/), compiler, extra flags. */
-export const EXTRA_FIXTURES = {
-  'sanitized/asan_errors': ['c/asan_errors.c', 'gcc', ['-fsanitize=address']],
-  'sanitized/ubsan_errors': ['c/ubsan_errors.c', 'gcc', ['-fsanitize=undefined']],
-  'sanitized/lsan_leak': ['c/lsan_leak.c', 'gcc', ['-fsanitize=leak']],
-  'cpp/containers': ['cpp/containers.cpp', 'g++', []],
+/** Output (under fixtures/c/build/) and the compiler that builds it. */
+const COMPILERS = {
+  'sanitized/asan_errors': 'gcc',
+  'sanitized/ubsan_errors': 'gcc',
+  'sanitized/lsan_leak': 'gcc',
+  'cpp/containers': 'g++',
+  'cpp/throw': 'g++',
 } as const;
-export type ExtraFixture = keyof typeof EXTRA_FIXTURES;
-
-const pending = new Map<ExtraFixture, Promise<string>>();
-
-function stale(source: string, out: string): boolean {
-  try {
-    return statSync(source).mtimeMs > statSync(out).mtimeMs;
-  } catch {
-    return true;
-  }
-}
+export type ExtraFixture = keyof typeof COMPILERS;
 
 /** The compiler a fixture needs, or undefined when this machine has it (for it.skipIf). */
 export function missingCompiler(name: ExtraFixture): string | undefined {
-  const compiler = EXTRA_FIXTURES[name][1];
+  const compiler = COMPILERS[name];
   return findOnPath([compiler]) === undefined ? compiler : undefined;
 }
 
-/** The built fixture's path, building it first when its source is newer. */
-export function builtFixture(name: ExtraFixture): Promise<string> {
-  let p = pending.get(name);
-  if (!p) {
-    p = (async () => {
-      const [source, compiler, extra] = EXTRA_FIXTURES[name];
-      const src = join(repoRoot, 'fixtures', source);
-      const out = join(fixturesDir, 'build', name);
-      if (stale(src, out)) {
-        mkdirSync(dirname(out), { recursive: true });
-        const file = source.split('/').pop() as string;
-        await run(compiler, [...FLAGS, ...extra, '-o', out, file], { cwd: dirname(src) });
-      }
-      return out;
-    })();
-    pending.set(name, p);
-  }
-  return p;
+/** The built fixture's path; an error naming the build when the shared build did not make it. */
+export async function builtFixture(name: ExtraFixture): Promise<string> {
+  const out = join(fixturesDir, 'build', name);
+  if (!existsSync(out)) throw new Error(`${out} was not built: run node scripts/buildFixtures.mjs and read its output`);
+  return out;
 }

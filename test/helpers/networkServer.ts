@@ -142,7 +142,7 @@ export async function startNetworkServer(args: string[]): Promise<NetworkServer>
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),
   );
-  const waitForLog = async (match: (record: any) => boolean, what: string, ms = 15_000): Promise<any> => {
+  const waitForLog = async (match: (record: any) => boolean, what: string, ms = 60_000): Promise<any> => {
     const started = Date.now();
     for (;;) {
       const found = logs.find(match);

@@ -59,7 +59,10 @@ const FIELDS: Record<string, { required: Field[]; optional: Field[] }> = {
     required: ['location'],
     optional: ['kind', 'condition', 'temporary', 'hardware', 'ignore_count', 'thread'],
   },
-  'set watchpoint': { required: ['kind', 'expression'], optional: ['access', 'watch_location', 'condition'] },
+  'set watchpoint': {
+    required: ['kind', 'expression'],
+    optional: ['access', 'watch_location', 'condition', 'hardware'],
+  },
   'set catchpoint': { required: ['kind', 'event'], optional: ['filter', 'temporary'] },
   'set dprintf': { required: ['kind', 'location', 'format'], optional: ['format_args', 'condition'] },
   delete: { required: ['numbers'], optional: [] },
@@ -113,6 +116,7 @@ function specOf(args: Args): BreakpointSpec {
         access: args.access,
         location: args.watch_location,
         ...condition,
+        hardware: args.hardware,
       });
     case 'catchpoint':
       return compact({
