@@ -227,15 +227,17 @@ const FACTORIES: Partial<Record<BackendKind, BackendFactory>> = {
   winedbg: winedbgFactory,
 };
 
+/** The backends this build has, in registry order (dbg_start's `backend` choices). */
+export function backendKinds(): [BackendKind, ...BackendKind[]] {
+  const kinds = Object.keys(FACTORIES) as BackendKind[];
+  if (kinds[0] === undefined) throw new Error('no backend is registered');
+  return [kinds[0], ...kinds.slice(1)];
+}
+
 function factory(kind: BackendKind): BackendFactory {
   const f = FACTORIES[kind];
   if (!f) throw new DebuggerError('backend_unavailable', `the ${kind} backend is not available in this build`);
   return f;
-}
-
-/** The backends this build has. */
-export function backendKinds(): BackendKind[] {
-  return Object.keys(FACTORIES) as BackendKind[];
 }
 
 export function capabilitiesOf(kind: BackendKind): BackendCapabilities {

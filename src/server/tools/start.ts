@@ -5,6 +5,7 @@
 // unless it carried a request_id: then it waits for that retry, until the idle timeout.
 
 import * as z from 'zod/v4';
+import { backendKinds } from '../../backends/registry.js';
 import type { Breakpoint } from '../../model/model.js';
 import type { RunOutcome, Session } from '../../session/session.js';
 import { abortError } from '../../util/deadline.js';
@@ -49,7 +50,7 @@ const input = z.strictObject({
   timeout_ms: timeoutMs.optional(),
   on_timeout: onTimeout.optional().describe('Default: interrupt.'),
   backend: z
-    .enum(['gdb', 'lldb', 'rr', 'winedbg'])
+    .enum(backendKinds())
     .optional()
     .describe('rr replays trace; winedbg: Windows .exe (Wine).'),
   record: z.boolean().optional().describe('Record from main, for reverse_* (slow).'),
