@@ -44,6 +44,7 @@ import type {
   ResumeAction,
   ResumeOptions,
   SetBreakpoint,
+  StackOptions,
   StartMode,
   StdinReport,
   TargetRuntime,
@@ -428,10 +429,7 @@ export class GdbBackend implements DebuggerBackend {
 
   // ---- inspection -------------------------------------------------------------------------
 
-  stack(
-    options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
-    signal?: AbortSignal,
-  ): Promise<Frame[]> {
+  stack(options: StackOptions, signal?: AbortSignal): Promise<Frame[]> {
     return inspection.stack(this.context, options, signal);
   }
 
