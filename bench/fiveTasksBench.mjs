@@ -46,7 +46,9 @@ function tasks(stdinFile) {
         argv: [fixture('deadlock')],
         commands: ['run', 'thread apply all bt'],
         interruptAfterMs: 3000,
-        said: /SIGINT[\s\S]*transfer[\s\S]*audit|SIGINT[\s\S]*audit[\s\S]*transfer/,
+        // Where SIGINT lands is the machine's business (on a loaded one, still in the loader):
+        // the reference is timed, not judged.
+        said: /received signal SIGINT/,
       },
     },
     {
@@ -63,7 +65,7 @@ function tasks(stdinFile) {
       name: 'infinite loop (1.5 s)',
       start: { program: fixture('spin'), timeout_ms: 1500 },
       answer: /it is spinning/,
-      gdb: { argv: [fixture('spin')], commands: ['run', 'bt'], interruptAfterMs: 1500, said: /SIGINT[\s\S]*spin/ },
+      gdb: { argv: [fixture('spin')], commands: ['run', 'bt'], interruptAfterMs: 1500, said: /received signal SIGINT/ },
     },
   ];
 }
