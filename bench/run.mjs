@@ -8,6 +8,7 @@
 import { formatBenchTable } from './benchTable.mjs';
 import { runColdStartBench } from './coldStartBench.mjs';
 import { runCrashTurnBench } from './crashTurnBench.mjs';
+import { runFiveTasksBench } from './fiveTasksBench.mjs';
 import { runHttpLoadBench } from './httpLoadBench.mjs';
 import { runHugeDataBench } from './hugeDataBench.mjs';
 import { runLinearityBench } from './linearityBench.mjs';
@@ -21,6 +22,7 @@ import { runShutdownBench } from './shutdownBench.mjs';
 const BENCHES = [
   ['per-call overhead', runOverheadBench],
   ['crash turn', runCrashTurnBench],
+  ['five tasks', runFiveTasksBench],
   ['cold start', runColdStartBench],
   ['scale', runScaleBench],
   ['huge data', runHugeDataBench],

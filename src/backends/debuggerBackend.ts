@@ -204,6 +204,16 @@ export interface ResumeOptions {
   reverse?: boolean;
 }
 
+/** Which frames' arguments a stack read fetches: all, none, or the levels a function picks from the frames. */
+export type ArgsWanted = boolean | ((frames: readonly Frame[]) => Iterable<number>);
+
+export interface StackOptions {
+  threadId?: number;
+  from?: number;
+  to?: number;
+  withArgs?: ArgsWanted;
+}
+
 export interface FrameSelector {
   threadId?: number;
   frame?: number;
@@ -325,6 +335,11 @@ export interface TargetRuntime {
   readonly name: string;
   /** Frames of the runtime and system headers, which the answers fold so the user's code stands out. */
   isSystemFrame(frame: Frame): boolean;
+  /**
+   * The levels whose arguments `lockOwner` and `classifyWait` read, among a thread's frames. A
+   * runtime without it gets every frame's arguments.
+   */
+  argsRead?(frames: readonly Frame[]): Iterable<number>;
   /** What a thread waits for, from its innermost frames: mutex, condition variable, join, io (read)… */
   classifyWait(frames: readonly Frame[]): string | undefined;
   /** The last abort message in the program's output (assert, C++ terminate, heap checks). */
@@ -405,10 +420,12 @@ export interface DebuggerBackend extends TargetReader {
   changeBreakpoints(change: BreakpointChange, signal?: AbortSignal): Promise<void>;
   listBreakpoints(signal?: AbortSignal): Promise<Breakpoint[]>;
 
-  stack(
-    options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
-    signal?: AbortSignal,
-  ): Promise<Frame[]>;
+  /**
+   * Frames `from`..`to` of a thread. `withArgs`: true reads every frame's arguments; a function is
+   * given the frames listed and names the levels whose arguments are read (the ones an answer
+   * shows), leaving the others' `args` undefined. A backend may read more than it is asked for.
+   */
+  stack(options: StackOptions, signal?: AbortSignal): Promise<Frame[]>;
   /** Frames on a thread's stack, counting at most `max`. */
   stackDepth(threadId: number | undefined, max: number, signal?: AbortSignal): Promise<number>;
   threads(signal?: AbortSignal): Promise<{ threads: Thread[]; currentThreadId?: number }>;

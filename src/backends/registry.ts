@@ -24,6 +24,7 @@ import { LLDB_CAPABILITIES, LldbBackend } from './lldb/lldbBackend.js';
 import type { WatchpointVerdict } from './lldb/lldbContext.js';
 import { lldbDoctor } from './lldb/lldbDoctor.js';
 import { findLldbDap } from './lldb/lldbPath.js';
+import { DebuggerPool, type PoolBinding, type PoolStats, type Preparer } from './pool/debuggerPool.js';
 import { RR_CAPABILITIES, RrBackend } from './rr/rrBackend.js';
 import { rrDoctor } from './rr/rrDoctor.js';
 import { type RrRecording, recordWithRr } from './rr/rrRecord.js';
@@ -39,6 +40,7 @@ import { wineServices } from './winedbg/wineServices.js';
 // The machine's probed debugging hardware (hardware watchpoints and breakpoints, inferior calls),
 // for the server to start and for any backend to consult.
 export { configureMachineProbe, type MachineProbe, machineProbe, startMachineProbe } from './machineProbe.js';
+export type { DebuggerPool, PoolStats };
 
 /** What every backend of a session is created with: the operator's settings and the session's. */
 export interface BackendOptions {
@@ -79,6 +81,13 @@ interface BackendFactory {
   summary: string;
   create(options: BackendOptions, target: TargetSpec): Promise<DebuggerBackend>;
   doctor(options: DoctorOptions): Promise<DoctorCheck[]>;
+  /**
+   * A debugger started with the server's settings and nothing loaded, for the pool: what `create`
+   * makes for a `poolable` target, but the session's own transcript and sweep counter come later.
+   */
+  prepare?(options: BackendOptions, binding: Required<PoolBinding>): Promise<DebuggerBackend>;
+  /** Whether `target` can take a prepared debugger; what `create` would refuse is refused here. */
+  poolable?(options: BackendOptions, target: TargetSpec): Promise<boolean>;
 }
 
 function invalid(field: string, message: string): DebuggerError {
@@ -98,22 +107,32 @@ function gdbOptions(options: BackendOptions, gdbPath: string) {
   };
 }
 
+/** A launch here: the program runs on this machine, on a terminal of its own. */
+function localLaunch(target: TargetSpec): boolean {
+  return target.kind === 'launch' && target.remote === undefined;
+}
+
+/** A program of another architecture cannot run here: said before any gdb starts. */
+async function refuseForeign(target: TargetSpec): Promise<void> {
+  const program = target.program?.program;
+  if (!localLaunch(target) || program === undefined) return;
+  const arch = await foreignArchitecture(program);
+  if (arch !== undefined) {
+    throw invalid(
+      'program',
+      `${program} is built for ${arch}, which gdb cannot run on this machine: start it under QEMU user mode (qemu-aarch64 -g PORT for AArch64) or under gdbserver on an ${arch} machine, then dbg_start with program and remote=host:PORT`,
+    );
+  }
+}
+
 const gdbFactory: BackendFactory = {
   capabilities: GDB_CAPABILITIES,
   summary: 'GNU GDB through GDB/MI: launch, cores, attach, gdbserver and QEMU remotes, record full',
   async create(options, target) {
     const configured = options.paths.gdb ?? 'gdb';
     const program = target.program?.program;
-    const local = target.kind === 'launch' && target.remote === undefined;
-    if (local && program !== undefined) {
-      const arch = await foreignArchitecture(program);
-      if (arch !== undefined) {
-        throw invalid(
-          'program',
-          `${program} is built for ${arch}, which gdb cannot run on this machine: start it under QEMU user mode (qemu-aarch64 -g PORT for AArch64) or under gdbserver on an ${arch} machine, then dbg_start with program and remote=host:PORT`,
-        );
-      }
-    }
+    const local = localLaunch(target);
+    await refuseForeign(target);
     const env = childEnvironment(process.env, options.passthroughEnv);
     // A program of another architecture (a core, a QEMU stub) may need gdb-multiarch.
     const chosen = local ? { gdbPath: configured } : await chooseGdb(configured, program, env);
@@ -123,6 +142,13 @@ const gdbFactory: BackendFactory = {
     );
   },
   doctor: gdbDoctor,
+  // A local launch only: the others pick their gdb by the program (gdb-multiarch) and need no terminal.
+  prepare: (options, binding) => GdbBackend.prepare({ ...gdbOptions(options, options.paths.gdb ?? 'gdb'), ...binding }),
+  async poolable(_options, target) {
+    if (!localLaunch(target)) return false;
+    await refuseForeign(target);
+    return true;
+  },
 };
 
 /** Whether hardware watchpoints fire here: the machine probe (one short gdb run per server), when gdb is there. */
@@ -244,12 +270,37 @@ export function capabilitiesOf(kind: BackendKind): BackendCapabilities {
   return factory(kind).capabilities;
 }
 
-/** A backend of `kind`, started and ready to open `target` (which it may use to pick its binary). */
-export function createBackend(
+/**
+ * A pool of debuggers started ahead of sessions (pool/debuggerPool.ts), with the server's backend
+ * settings: `warm` per kind that served a session in the last 10 minutes, 0 for none.
+ */
+export function createDebuggerPool(options: BackendOptions, warm: number): DebuggerPool {
+  const preparers: Partial<Record<BackendKind, Preparer>> = {};
+  for (const [kind, f] of Object.entries(FACTORIES) as [BackendKind, BackendFactory][]) {
+    const prepare = f.prepare;
+    if (prepare) preparers[kind] = (binding) => prepare(options, binding);
+  }
+  return new DebuggerPool({ warm, preparers });
+}
+
+/**
+ * A backend of `kind`, started and ready to open `target` (which it may use to pick its binary):
+ * from `pool` when it has one ready for such a target, else started now.
+ */
+export async function createBackend(
   kind: BackendKind,
   options: BackendOptions,
   target: TargetSpec,
+  pool?: DebuggerPool,
 ): Promise<DebuggerBackend> {
+  if (pool?.serves(kind) && target.kind !== 'joined' && (await factory(kind).poolable?.(options, target))) {
+    const ready = pool.take(kind, { transcript: options.transcript, onSweep: options.onSweep });
+    if (ready) return ready;
+  }
+  return startBackend(kind, options, target);
+}
+
+function startBackend(kind: BackendKind, options: BackendOptions, target: TargetSpec): Promise<DebuggerBackend> {
   // A person's debugger is not started here: it is joined, whichever debugger it is.
   if (target.kind === 'joined') {
     return joinShare(target.share, {

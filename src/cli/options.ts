@@ -116,6 +116,15 @@ export const OPTIONS: OptionSpec[] = [
     },
   },
   {
+    flag: '--warm',
+    env: 'DBG_MCP_WARM',
+    value: 'N',
+    help: 'debuggers kept started ahead of the next dbg_start, per backend used in the last 10 minutes; 0 = none (default 1)',
+    apply: (c, raw, from) => {
+      c.warm = positiveInt(raw, from, 0, 8);
+    },
+  },
+  {
     flag: '--idle-timeout',
     env: 'DBG_MCP_IDLE_TIMEOUT',
     value: 'MINUTES',

@@ -27,6 +27,11 @@ export interface ServerConfig {
   /** Inferior function calls (`print f(1)`) allowed. */
   allowInferiorCalls: boolean;
   maxSessions: number;
+  /**
+   * Debuggers kept started ahead of the next session, per backend kind that served one in the
+   * last 10 minutes (not sessions: not under maxSessions); 0 = none.
+   */
+  warm: number;
   /** Most sessions one client may hold at once (undefined: only maxSessions). */
   clientSessions: number | undefined;
   /** Idle sessions are closed after this many ms (0 = never). */
@@ -60,6 +65,7 @@ export function defaultConfig(): ServerConfig {
     maxBreakpoints: 256,
     allowInferiorCalls: false,
     maxSessions: 16,
+    warm: 1,
     clientSessions: undefined,
     idleTimeoutMs: 30 * 60_000,
     commandTimeoutMs: 30_000,

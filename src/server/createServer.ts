@@ -183,6 +183,7 @@ function cutForLog(value: unknown, depth = 0, key = ''): unknown {
 export function sessionManagerOptions(config: ServerConfig, observer?: SessionObserver): SessionManagerOptions {
   return {
     maxSessions: config.maxSessions,
+    warm: config.warm,
     clientSessions: config.clientSessions,
     idleTimeoutMs: config.idleTimeoutMs,
     backends: {

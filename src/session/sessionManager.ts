@@ -6,7 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import type { BackendKind, DebuggerBackend, LaunchSpec, OpenReport, TargetSpec } from '../backends/debuggerBackend.js';
-import { type BackendOptions, createBackend } from '../backends/registry.js';
+import {
+  type BackendOptions,
+  createBackend,
+  createDebuggerPool,
+  type DebuggerPool,
+  type PoolStats,
+} from '../backends/registry.js';
 import { DebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
 import type { RunOutcome } from './runControl.js';
@@ -29,6 +35,11 @@ export interface SessionManagerOptions {
   transcriptDir?: string;
   /** Told of debugger deaths, idle closes and leftover sweeps (for /metrics). */
   observer?: SessionObserver | undefined;
+  /**
+   * Debuggers kept started ahead of sessions, per backend kind that served one in the last 10
+   * minutes (--warm); 0 or absent: none, every session starts its own.
+   */
+  warm?: number;
 }
 
 export interface ReapedSession {
@@ -91,9 +102,14 @@ export class SessionManager {
   /** Starts that carried a request_id, for their retries (forgotten with their session). */
   readonly startRequests = new StartRequests();
   readonly options: Required<Pick<SessionManagerOptions, 'maxSessions' | 'idleTimeoutMs'>> & SessionManagerOptions;
+  /** Debuggers started ahead of the sessions that will take them: not sessions, not under the cap. */
+  private readonly pool: DebuggerPool;
 
   constructor(options: SessionManagerOptions = {}) {
     this.options = { maxSessions: 16, idleTimeoutMs: 30 * 60_000, ...options };
+    // Nothing starts here: the pool fills once a session of a kind has been asked for, so a
+    // server's start (initialize) never waits for it.
+    this.pool = createDebuggerPool({ paths: {}, ...this.options.backends }, this.options.warm ?? 0);
     if (this.options.idleTimeoutMs > 0) {
       const every = Math.min(60_000, Math.max(1000, Math.floor(this.options.idleTimeoutMs / 4)));
       this.reaper = setInterval(() => void this.reapIdle(), every);
@@ -198,12 +214,13 @@ export class SessionManager {
           ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) }
           : {}),
       };
-      const backend = await (request.backend ? request.backend(options) : createBackend(kind, options, target)).catch(
-        (e: unknown) => {
-          transcript?.end();
-          throw e;
-        },
-      );
+      const backend = await (request.backend
+        ? request.backend(options)
+        : createBackend(kind, options, target, this.pool)
+      ).catch((e: unknown) => {
+        transcript?.end();
+        throw e;
+      });
       if (transcript) backend.subscribe((e) => e.type === 'died' && transcript.end());
       const opened = new Session(id, backend, sessionTarget(target));
       session = opened;
@@ -264,7 +281,20 @@ export class SessionManager {
   async closeAll(reason = 'the server is shutting down'): Promise<void> {
     this.shuttingDown = true;
     if (this.reaper) clearInterval(this.reaper);
-    await Promise.allSettled([...this.sessions.keys()].map((id) => this.close(id, reason)));
+    await Promise.allSettled<unknown>([
+      ...[...this.sessions.keys()].map((id) => this.close(id, reason)),
+      this.pool.close(),
+    ]);
+  }
+
+  /** What the debugger pool did so far and holds now (tests, diagnostics). */
+  poolStats(): PoolStats {
+    return this.pool.stats();
+  }
+
+  /** Pids of the debuggers the pool holds ready now. */
+  pooledPids(): number[] {
+    return this.pool.pids();
   }
 
   // ---- handoffs -----------------------------------------------------------------------------

@@ -17,7 +17,8 @@ function gdbsUnder(serverPid: number): number {
 }
 
 async function burst(count: number): Promise<{ codes: string[]; maxGdbs: number; gdbsAfter: number }> {
-  const h = await startServer(['--max-sessions', '2']);
+  // No warm pool: its gdb is not a session (issue 15) and would be counted here as one.
+  const h = await startServer(['--max-sessions', '2', '--warm', '0']);
   const serverPid = h.transport.pid as number;
   let maxGdbs = 0;
   let sampling = true;

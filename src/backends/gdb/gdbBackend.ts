@@ -44,6 +44,7 @@ import type {
   ResumeAction,
   ResumeOptions,
   SetBreakpoint,
+  StackOptions,
   StartMode,
   StdinReport,
   TargetRuntime,
@@ -168,6 +169,17 @@ export class GdbBackend implements DebuggerBackend {
       }
       throw e;
     }
+  }
+
+  /**
+   * A gdb for the debugger pool (pool/debuggerPool.ts): started with the settings `launch` applies
+   * and the program's terminal already open, nothing loaded, so a local launch can take it as it
+   * is. What is fixed at spawn (gdb's own environment, SHELL, its cwd) is the server's and the same
+   * for every session; a session's cwd and environment are set on the program when it is loaded
+   * (gdbLaunch.ts: `set cwd`, `set environment`), so they need nothing here.
+   */
+  static prepare(options: GdbBackendOptions): Promise<GdbBackend> {
+    return GdbBackend.launch(options, { terminal: true });
   }
 
   private static async launchWith(
@@ -428,10 +440,7 @@ export class GdbBackend implements DebuggerBackend {
 
   // ---- inspection -------------------------------------------------------------------------
 
-  stack(
-    options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
-    signal?: AbortSignal,
-  ): Promise<Frame[]> {
+  stack(options: StackOptions, signal?: AbortSignal): Promise<Frame[]> {
     return inspection.stack(this.context, options, signal);
   }
 

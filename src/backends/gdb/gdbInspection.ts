@@ -18,7 +18,7 @@ import {
 } from '../../protocols/mi/commands/stack.js';
 import { threadInfo } from '../../protocols/mi/commands/target.js';
 import { DebuggerError } from '../../util/errors.js';
-import type { FrameSelector, ValueFormat } from '../debuggerBackend.js';
+import type { FrameSelector, StackOptions, ValueFormat } from '../debuggerBackend.js';
 import type { GdbContext } from './gdbContext.js';
 import { explainEvaluation } from './gdbErrors.js';
 import {
@@ -34,23 +34,36 @@ import {
 } from './gdbNarrow.js';
 import { expressionEffect } from './gdbRawPolicy.js';
 
-export async function stack(
-  g: GdbContext,
-  options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
-  signal?: AbortSignal,
-): Promise<Frame[]> {
-  const range = { thread: g.frame({ threadId: options.threadId }).thread, low: options.from, high: options.to };
-  const r = await stackListFrames(g.mi, range, { signal });
+export async function stack(g: GdbContext, options: StackOptions, signal?: AbortSignal): Promise<Frame[]> {
+  const thread = g.frame({ threadId: options.threadId }).thread;
+  const r = await stackListFrames(g.mi, { thread, low: options.from, high: options.to }, { signal });
   const frames = narrowStack(r.results);
   g.noteSources(frames);
+  if (!options.withArgs || frames.length === 0) return frames;
+  // Arguments only for the frames the answer shows: --simple-values looks up every argument's
+  // type, and for the folded libc frames under pthread_join that took ~280 ms of a deadlock answer
+  // (the two frames shown: ~1 ms).
+  const wanted = options.withArgs === true ? frames.map((f) => f.level) : [...options.withArgs(frames)];
   // One after the other on purpose: measured here, GDB answers a second command that arrived
   // in the same read as the first about 2 ms late, so pipelining them made a stack view slower.
-  if (options.withArgs && frames.length > 0) {
-    const a = await stackListArguments(g.mi, { ...range, values: 'simple-values' }, { signal });
+  for (const [low, high] of levelRuns(wanted)) {
+    const a = await stackListArguments(g.mi, { thread, low, high, values: 'simple-values' }, { signal });
     const byLevel = narrowStackArgs(a.results);
-    for (const f of frames) f.args = byLevel.get(f.level) ?? [];
+    for (const f of frames) if (f.level >= low && f.level <= high) f.args = byLevel.get(f.level) ?? [];
   }
   return frames;
+}
+
+/** Levels as runs of consecutive ones, [low, high] each: one -stack-list-arguments per run. */
+export function levelRuns(levels: Iterable<number>): [number, number][] {
+  const sorted = [...new Set(levels)].sort((a, b) => a - b);
+  const runs: [number, number][] = [];
+  for (const level of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && level === last[1] + 1) last[1] = level;
+    else runs.push([level, level]);
+  }
+  return runs;
 }
 
 export async function stackDepth(

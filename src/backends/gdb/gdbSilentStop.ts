@@ -13,6 +13,14 @@ import type { GdbContext } from './gdbContext.js';
 import { handleRecord } from './gdbEvents.js';
 import { miList, miString, miTuple } from './gdbNarrow.js';
 
+/**
+ * GDB's own account of a stop it is about to report, when the source file is not on this machine:
+ * `&"57\t./nptl/futex-internal.c: No such file or directory.\n"` arrives just before the *stopped
+ * of every interrupt inside libc. It is not an error that stopped the program: checking on it
+ * put a -thread-info in front of the stop's own inspection.
+ */
+const SOURCE_NOT_FOUND = /^\d+\t.*: No such file or directory\.\n?$/;
+
 export class SilentStopWatch {
   /** Whether the program runs, as GDB's *running and *stopped records say (in their order). */
   private running = false;
@@ -29,7 +37,14 @@ export class SilentStopWatch {
       this.generation++;
       return;
     }
-    if (record.kind === 'log' && !captured && this.running && !this.checking && !this.g.state.exited) {
+    if (
+      record.kind === 'log' &&
+      !captured &&
+      this.running &&
+      !this.checking &&
+      !this.g.state.exited &&
+      !SOURCE_NOT_FOUND.test(record.text)
+    ) {
       void this.check(record.text.trim());
     }
   }

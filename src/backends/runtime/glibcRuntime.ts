@@ -126,6 +126,17 @@ const OWNER_OFFSET = 8n;
 /** Where the futex address sits while a thread sleeps in futex(2): its first argument register. */
 const FUTEX_ARGUMENT_REGISTER: Readonly<Record<string, string>> = { x64: 'rdi', arm64: 'x0' };
 
+/** The lock call among a thread's innermost frames, whose `mutex` argument names the lock it waits for. */
+function lockFrameOf(frames: readonly Frame[]): Frame | undefined {
+  return frames.slice(0, 8).find((f) => LOCK_FRAME.test(f.function ?? ''));
+}
+
+/** The frames whose arguments lockOwner reads: the lock call's. */
+function argsRead(frames: readonly Frame[]): number[] {
+  const lock = lockFrameOf(frames);
+  return lock ? [lock.level] : [];
+}
+
 /**
  * The mutex a thread blocked in pthread_mutex_lock waits for: the `mutex` argument of glibc's frame
  * when libc has debug info, else the futex address still in the first argument register of the
@@ -137,7 +148,7 @@ async function awaitedMutex(
   frames: readonly Frame[],
   signal?: AbortSignal,
 ): Promise<bigint | undefined> {
-  const lockFrame = frames.slice(0, 8).find((f) => LOCK_FRAME.test(f.function ?? ''));
+  const lockFrame = lockFrameOf(frames);
   if (!lockFrame) return undefined;
   const fromArgs = firstAddress(lockFrame.args?.find((a) => a.name === 'mutex')?.value);
   if (fromArgs !== undefined) return fromArgs;
@@ -189,6 +200,7 @@ export function sanitizerRuntimeReport(output: string): RuntimeReport | undefine
 export const glibcRuntime: TargetRuntime = {
   name: 'glibc',
   isSystemFrame: (f) => !isUserFrame(f),
+  argsRead,
   classifyWait,
   abortMessageInOutput,
   runtimeReport: sanitizerRuntimeReport,

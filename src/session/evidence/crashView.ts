@@ -6,7 +6,14 @@ import type { RuntimeReport } from '../../backends/debuggerBackend.js';
 import type { Frame, StopEvent } from '../../model/model.js';
 import { LIMITS } from '../limits.js';
 import type { SessionSnapshot } from '../sessionState.js';
-import { boundFrameArgs, boundVariables, foldFrames, sourceAround, userFrameTest } from './stackEntries.js';
+import {
+  boundFrameArgs,
+  boundVariables,
+  foldFrames,
+  shownLevels,
+  sourceAround,
+  userFrameTest,
+} from './stackEntries.js';
 import { describeFrame } from './stopSummary.js';
 import { attempt, type ViewContext } from './viewContext.js';
 import type { CrashViewData, FrameVariables } from './viewTypes.js';
@@ -128,25 +135,31 @@ export function currentReport(ctx: ViewContext, report: RuntimeReport | undefine
 }
 
 export async function crashView(ctx: ViewContext): Promise<CrashViewData> {
+  const isUser = userFrameTest(ctx);
+  /** Down to the first frame of the program's, and the one that called it. */
+  const throughFirstUser = (deeper: readonly Frame[]): Frame[] => {
+    const firstUser = deeper.findIndex(isUser);
+    return deeper.slice(0, firstUser < 0 ? deeper.length : firstUser + 2);
+  };
   const stop = currentStop(ctx.snapshot);
   const threadId = stop?.threadId;
   const depth = LIMITS.crashStackDepth;
-  const isUser = userFrameTest(ctx);
+  // Arguments only for the frames the answer shows (folded runtime runs show none).
+  const shown = (listed: readonly Frame[]) => shownLevels(listed, isUser);
   let frames: Frame[] =
     (await attempt(ctx, 'backtrace', () =>
-      ctx.backend.stack({ threadId, from: 0, to: depth - 1, withArgs: true }, ctx.signal),
+      ctx.backend.stack({ threadId, from: 0, to: depth - 1, withArgs: shown }, ctx.signal),
     )) ?? (stop?.frame ? [stop.frame] : []);
   // Deep in the runtime (a sanitizer's abort is 8-9 frames down, libc's helpers more): read on to
   // the program's own code, which is what explains the crash.
   if (frames.length >= depth && !frames.some(isUser)) {
     const deeper = await attempt(ctx, 'backtrace', () =>
-      ctx.backend.stack({ threadId, from: depth, to: USER_FRAME_SEARCH - 1, withArgs: true }, ctx.signal),
+      ctx.backend.stack(
+        { threadId, from: depth, to: USER_FRAME_SEARCH - 1, withArgs: (listed) => shown(throughFirstUser(listed)) },
+        ctx.signal,
+      ),
     );
-    if (deeper) {
-      const firstUser = deeper.findIndex(isUser);
-      // Down to the first frame of the program's, and the one that called it.
-      frames = [...frames, ...deeper.slice(0, firstUser < 0 ? deeper.length : firstUser + 2)];
-    }
+    if (deeper) frames = [...frames, ...throughFirstUser(deeper)];
   }
   let total: number | undefined;
   if (frames.length >= depth) {

@@ -87,6 +87,13 @@ export function foldFrames(frames: readonly Frame[], isUserFrame: (f: Frame) => 
   return out;
 }
 
+/** The levels `foldFrames` leaves in view: the only frames whose arguments an answer shows. */
+export function shownLevels(frames: readonly Frame[], isUserFrame: (f: Frame) => boolean): number[] {
+  return foldFrames(frames, isUserFrame).flatMap((e) =>
+    'folded' in e ? [] : 'repeated' in e ? [e.frame.level] : [e.level],
+  );
+}
+
 /** A frame of the user's own code, as the target's runtime tells it from its own. */
 export function userFrameTest(ctx: ViewContext): (f: Frame) => boolean {
   return (f) => !ctx.backend.runtime.isSystemFrame(f);

@@ -3,7 +3,7 @@
 
 import type { Frame, Thread } from '../../model/model.js';
 import { LIMITS } from '../limits.js';
-import { boundFrameArgs, boundVariables, foldFrames, userFrameTest } from './stackEntries.js';
+import { boundFrameArgs, boundVariables, foldFrames, shownLevels, userFrameTest } from './stackEntries.js';
 import { attempt, type ViewContext } from './viewContext.js';
 import type { ThreadEntry, ThreadsViewData, ViewRequest } from './viewTypes.js';
 
@@ -42,6 +42,17 @@ export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<T
   const lockWaits = new Map<number, LockWait>();
   const chains = new Map<number, string>();
   const several = ctx.snapshot.inferiors.size > 1;
+  // A blocked thread's own code is what explains it, and its start function is what tells it
+  // from the others: its stack shows down to its outermost own frame (main, or the function the
+  // thread was started with), even past the page of frames asked for; runtime runs and recursion fold.
+  const inView = (frames: readonly Frame[]): Frame[] =>
+    frames.slice(0, Math.max(depth, frames.findLastIndex(isUser) + 1));
+  // Arguments for the frames shown and those the runtime reads (the mutex a lock call waits for);
+  // a runtime that does not say which it reads gets them all.
+  const argsWanted = (frames: readonly Frame[]): Iterable<number> =>
+    runtime.argsRead
+      ? [...shownLevels(inView(frames), isUser), ...runtime.argsRead(frames)]
+      : frames.map((f) => f.level);
   for (const t of page) {
     const entry: ThreadEntry = { ...t };
     const pid = several ? ctx.snapshot.inferiors.get(ctx.snapshot.threads.get(t.id) ?? t.group ?? '') : undefined;
@@ -49,7 +60,7 @@ export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<T
     if (t.state === 'stopped') {
       const frames = await attempt(ctx, `stack of thread ${t.id}`, () =>
         ctx.backend.stack(
-          { threadId: t.id, from: 0, to: Math.max(depth, THREAD_FRAMES) - 1, withArgs: true },
+          { threadId: t.id, from: 0, to: Math.max(depth, THREAD_FRAMES) - 1, withArgs: argsWanted },
           ctx.signal,
         ),
       );
@@ -63,12 +74,7 @@ export async function threadsView(ctx: ViewContext, req: ViewRequest): Promise<T
           const lock = await runtime.lockOwner(ctx.backend, t.id, frames, ctx.signal);
           if (lock) lockWaits.set(t.id, lock);
         }
-        // A blocked thread's own code is what explains it, and its start function is what tells
-        // it from the others: show down to its outermost own frame (main, or the function the
-        // thread was started with), even past the page of frames asked for; runtime runs and
-        // recursion fold.
-        const lastUser = frames.findLastIndex(isUser);
-        entry.stack = foldFrames(boundFrameArgs(frames.slice(0, Math.max(depth, lastUser + 1))), isUser);
+        entry.stack = foldFrames(boundFrameArgs(inView(frames)), isUser);
         const chain = userCallChain(frames, isUser);
         if (chain) chains.set(t.id, chain);
         delete entry.frame;

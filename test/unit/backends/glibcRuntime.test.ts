@@ -2,7 +2,12 @@
 // bytes in, the message or the owner out.
 import { describe, expect, it } from 'vitest';
 import type { FrameSelector, TargetReader } from '../../../src/backends/debuggerBackend.js';
-import { glibcAbortMessage, glibcLockOwner, littleEndian } from '../../../src/backends/runtime/glibcRuntime.js';
+import {
+  glibcAbortMessage,
+  glibcLockOwner,
+  glibcRuntime,
+  littleEndian,
+} from '../../../src/backends/runtime/glibcRuntime.js';
 import type { Frame, MemoryBlock, Register } from '../../../src/model/model.js';
 
 /** A reader over a little memory map: address → bytes, plus symbols and registers. */
@@ -82,6 +87,11 @@ describe('glibc mutex owner', () => {
     );
     expect(await glibcLockOwner(r, 2, lockFrames())).toEqual({ mutex: `0x${mutex.toString(16)}`, ownerOsThread: 4003 });
     expect(seen[0]).toMatchObject({ threadId: 2, frame: 0 });
+  });
+
+  it('asks for the arguments of the lock call alone: the frame whose mutex it reads', () => {
+    expect([...(glibcRuntime.argsRead?.(lockFrames()) ?? [])]).toEqual([2]);
+    expect([...(glibcRuntime.argsRead?.(lockFrames().slice(3)) ?? [])]).toEqual([]);
   });
 
   it('a thread not blocked in pthread_mutex_lock has no owner to name', async () => {

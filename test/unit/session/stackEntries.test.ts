@@ -2,9 +2,10 @@
 // (libc, a sanitizer's runtime) become one line, and runs of one recursive call one line with a
 // count, so the program's own frames stand out.
 import { describe, expect, it } from 'vitest';
+import { levelRuns } from '../../../src/backends/gdb/gdbInspection.js';
 import { isUserFrame } from '../../../src/backends/runtime/glibcRuntime.js';
 import type { Frame } from '../../../src/model/model.js';
-import { foldFrames, foldRecursion, RECURSION_RUN } from '../../../src/session/evidence/stackEntries.js';
+import { foldFrames, foldRecursion, RECURSION_RUN, shownLevels } from '../../../src/session/evidence/stackEntries.js';
 
 // fixtures/c/recurse.c run as `recurse 30 crash`: the NULL write in bottom, 31 frames of descend.
 const recursion: Frame[] = [
@@ -97,5 +98,28 @@ describe('foldFrames', () => {
     expect(
       entries.map((e) => ('repeated' in e ? `×${e.repeated}` : 'folded' in e ? `[${e.folded}]` : e.function)),
     ).toEqual(['bottom', 'descend', '×10', 'main', '[2]']);
+  });
+});
+
+// What a stack read fetches arguments for: only what the answer shows (issue 15: the folded libc
+// frames under pthread_join cost ~280 ms of --simple-values type lookups for nothing).
+describe('shownLevels', () => {
+  it('names the frames left in view: none of a folded runtime run, all of the program’s', () => {
+    expect(shownLevels(asanAbort, isUserFrame)).toEqual([9, 10]);
+  });
+
+  it('names a recursion run by the frame its entry shows, and a lone runtime frame as itself', () => {
+    const libc = (level: number): Frame => ({ level, function: '__libc_start_call_main', library: '/lib/libc.so.6' });
+    const frames = [...recursion, { level: 12, function: 'main', file: 'recurse.c', line: 30 }, libc(13)];
+    expect(shownLevels(frames, isUserFrame)).toEqual([0, 1, 11, 12, 13]);
+  });
+
+  it('groups levels into runs of consecutive ones, one argument read each', () => {
+    expect(levelRuns([4, 3, 9, 10, 11, 3, 0])).toEqual([
+      [0, 0],
+      [3, 4],
+      [9, 11],
+    ]);
+    expect(levelRuns([])).toEqual([]);
   });
 });

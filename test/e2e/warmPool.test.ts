@@ -1,0 +1,96 @@
+// Issue 15: debuggers started ahead of the next dbg_start (--warm). A second session takes the gdb
+// the pool started after the first; a pooled gdb that died is replaced, never handed out; --warm 0
+// starts none; and however the server ends, no pooled gdb outlives it. The in-process harness
+// checks after each test that no gdb it started is left (pooled ones included).
+import { describe, expect, it } from 'vitest';
+import { startInProcess } from '../helpers/inProcess.js';
+import { startServer } from '../helpers/mcp.js';
+import { HANG_MS, HANG_TEST_MS } from '../helpers/outcomes.js';
+import { fixture } from '../helpers/paths.js';
+import { alive, descendants, killQuietly, until } from '../helpers/procfs.js';
+
+type Caller = Awaited<ReturnType<typeof startInProcess>>;
+
+/** A session stopped at main of hello; answers its id and its debugger's pid. */
+async function startHello(h: Pick<Caller, 'call'>): Promise<{ id: string; debuggerPid: number }> {
+  const r = await h.call('dbg_start', { program: fixture('hello'), stop: 'main' }, { timeoutMs: HANG_MS });
+  expect(r.isError, r.text).toBe(false);
+  expect(r.data.session.state).toBe('stopped');
+  const id = r.data.session_id as string;
+  const listed = await h.call('dbg_sessions', {});
+  const mine = (listed.data.sessions as { id: string; debugger_pid: number }[]).find((s) => s.id === id);
+  expect(mine?.debugger_pid, 'the session lists its debugger').toBeTypeOf('number');
+  return { id, debuggerPid: mine?.debugger_pid as number };
+}
+
+/** Waits until the pool of `h` holds a ready gdb; answers its pid. */
+async function pooledGdb(h: Caller): Promise<number> {
+  const sessions = h.created.sessions;
+  await until(() => (sessions.poolStats().ready.gdb ?? 0) >= 1, 'a pooled gdb to be ready', HANG_MS);
+  const [pid] = sessions.pooledPids();
+  expect(pid).toBeTypeOf('number');
+  return pid as number;
+}
+
+describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
+  it('a second dbg_start takes the gdb the pool started after the first', async () => {
+    const h = await startInProcess();
+    expect(h.created.sessions.poolStats().prepared, 'nothing is started before a session asks').toBe(0);
+    const first = await startHello(h);
+    const pooled = await pooledGdb(h);
+    expect(pooled).not.toBe(first.debuggerPid);
+    await h.call('dbg_close', { session_id: first.id });
+    const second = await startHello(h);
+    expect(second.debuggerPid, 'the second session runs on the pooled gdb').toBe(pooled);
+    expect(h.created.sessions.poolStats()).toMatchObject({ taken: 1 });
+    // Refilled in the background: a new one, not the one handed out.
+    const next = await pooledGdb(h);
+    expect(next).not.toBe(pooled);
+  });
+
+  it('a pooled gdb that was killed is not handed out, and is replaced', async () => {
+    const h = await startInProcess();
+    await startHello(h);
+    const pooled = await pooledGdb(h);
+    killQuietly(pooled);
+    const second = await startHello(h);
+    expect(second.debuggerPid).not.toBe(pooled);
+    expect(alive(second.debuggerPid)).toBe(true);
+    expect(h.created.sessions.poolStats().discarded, 'the dead one was dropped').toBeGreaterThanOrEqual(1);
+    const replacement = await pooledGdb(h);
+    expect(replacement).not.toBe(pooled);
+  });
+
+  it('--warm 0 starts no debugger ahead of a session', async () => {
+    const h = await startInProcess(['--warm', '0']);
+    const first = await startHello(h);
+    await h.call('dbg_close', { session_id: first.id });
+    await startHello(h);
+    expect(h.created.sessions.poolStats()).toMatchObject({ prepared: 0, taken: 0, ready: {} });
+    expect(h.created.sessions.pooledPids()).toEqual([]);
+  });
+
+  for (const end of ['SIGKILL of the server', 'the client hanging up'] as const) {
+    it(`no pooled gdb outlives the server: ${end}`, async () => {
+      const h = await startServer();
+      const serverPid = h.transport.pid as number;
+      const session = await startHello(h);
+      // The pool's gdb: a gdb child of the server that is not the session's.
+      let pooled: number | undefined;
+      await until(
+        () => {
+          pooled = descendants(serverPid).find(
+            (p) => p.comm === 'gdb' && p.ppid === serverPid && p.pid !== session.debuggerPid,
+          )?.pid;
+          return pooled !== undefined;
+        },
+        'a pooled gdb under the server',
+        HANG_MS,
+      );
+      if (end === 'SIGKILL of the server') process.kill(serverPid, 'SIGKILL');
+      else await h.close();
+      await until(() => !alive(pooled as number), `pooled gdb ${pooled} to be gone after ${end}`, HANG_MS);
+      await until(() => !alive(session.debuggerPid), "the session's gdb to be gone", HANG_MS);
+    });
+  }
+});
