@@ -77,10 +77,16 @@ describe('the GDB share policy', () => {
       '4-interpreter-exec --thread 1 --frame 0 console "info symbol 0x401000"',
       '5-interpreter-exec console "info program"',
       '6-break-list',
+      '7-data-evaluate-expression "$_streq(name, \\"x\\")"',
+      '8-data-evaluate-expression "$_as_string(kind) == \\"$_shell(\\""',
     ]) {
       expect(gdbShareRefusal(mi(line), read), line).toBeUndefined();
     }
     expect(gdbShareRefusal(mi('7-data-evaluate-expression "value = 3"'), read)).toMatch(/"=" would change/);
+    expect(gdbShareRefusal(mi('9-data-evaluate-expression "$_shell(\\"id\\")"'), read)).toMatch(
+      /\$_shell\(…\) is not one of GDB's reading convenience functions/,
+    );
+    expect(gdbShareRefusal(mi('10-interpreter-exec console "info frame\\nkill"'), read)).toMatch(/one line/);
   });
 
   it('refuses running the program unless the person allowed control, and says what they type', () => {
@@ -114,6 +120,11 @@ describe('the GDB share policy', () => {
       '25-interpreter-exec console "set var value = 3"',
       '26-interpreter-exec console "list"',
       '27-exec-jump 13',
+      '28-data-evaluate-expression "$_shell(\\"id\\")"',
+      '29-interpreter-exec console "output $_shell(\\"id\\")"',
+      '30-interpreter-exec console "info frame\\nkill"',
+      '31-data-evaluate-expression "$mine (1)"',
+      '32-break-condition 4 "$_shell(\\"id\\") == 0"',
     ]) {
       expect(gdbShareRefusal(mi(line), control), line).toBeDefined();
     }
