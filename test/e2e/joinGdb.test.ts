@@ -13,6 +13,7 @@ import { sessionsTool } from '../../src/server/tools/sessions.js';
 import { startTool } from '../../src/server/tools/start.js';
 import { SessionManager } from '../../src/session/sessionManager.js';
 import { startServer } from '../helpers/mcp.js';
+import { privateDir, startNetworkServer } from '../helpers/networkServer.js';
 import { fixture, fixturesDir, repoRoot } from '../helpers/paths.js';
 import { Person } from '../helpers/person.js';
 import { alive } from '../helpers/procfs.js';
@@ -32,9 +33,10 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** A person at gdb, with `xdg` as their home and runtime directory. */
-function gdbPerson(args: string[], xdg: string): Person {
-  const person = new Person('gdb', ['-q', '-nx', ...args], { HOME: xdg, XDG_RUNTIME_DIR: xdg });
+/** A person at gdb, with `xdg` as their home and (unless told otherwise) runtime directory. */
+function gdbPerson(args: string[], xdg: string, runtime = true): Person {
+  const env: Record<string, string> = runtime ? { HOME: xdg, XDG_RUNTIME_DIR: xdg } : { HOME: xdg };
+  const person = new Person('gdb', ['-q', '-nx', ...args], env);
   people.push(person);
   return person;
 }
@@ -244,6 +246,55 @@ describe('joining a shared gdb', () => {
       await sessions.closeAll();
       delete process.env.XDG_RUNTIME_DIR;
     }
+    await personCarriesOn(person);
+  });
+
+  it('over HTTP and the unix socket, only the clients --join-clients names see or join shares', async () => {
+    const xdg = runtimeDir();
+    // The network server's environment is PATH and HOME: the share is registered under HOME.
+    const person = gdbPerson(['--args', fixture('crash'), 'segv'], xdg, false);
+    await person.expect(/\(gdb\) /);
+    await person.run('run', /Program received signal SIGSEGV[\s\S]*\(gdb\) /);
+    const id = await shareGdb(person);
+    const tokens = join(privateDir(), 'tokens');
+    writeFileSync(tokens, 'alice:alice-0123456789abcdef0123456789\nbob:bob-0123456789abcdef0123456789ab\n', {
+      mode: 0o600,
+    });
+    const home = process.env.HOME;
+    process.env.HOME = xdg;
+    const server = await startNetworkServer([
+      '--http',
+      '127.0.0.1:0',
+      '--unix',
+      join(privateDir(), 'dbg.sock'),
+      '--token-file',
+      tokens,
+      '--join-clients',
+      'bob',
+    ]).finally(() => {
+      process.env.HOME = home;
+    });
+    const alice = await server.connect({ token: 'alice-0123456789abcdef0123456789' });
+    const local = await server.connect({ viaSocket: true });
+    const bob = await server.connect({ token: 'bob-0123456789abcdef0123456789ab' });
+    for (const [name, client] of [
+      ['alice', alice],
+      ['local', local],
+    ] as const) {
+      const listed = await client.call('dbg_sessions', {});
+      expect(listed.data.shares, name).toBeUndefined();
+      expect(listed.text, name).not.toMatch(/gdb-\d+/);
+      const refused = await client.call('dbg_start', { join: id });
+      expect(refused.isError, name).toBe(true);
+      expect(refused.text).toMatch(new RegExp(`client "${name}" may not join shared debuggers on this server`));
+    }
+    const seen = await bob.call('dbg_sessions', {});
+    expect(seen.data.shares?.map((s: { id: string }) => s.id)).toEqual([id]);
+    const joined = await bob.call('dbg_start', { join: id });
+    expect(joined.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGSEGV' });
+    await person.expect(/an agent joined this gdb/);
+    await bob.call('dbg_close', { session_id: joined.data.session_id });
+    await person.expect(/the agent left this gdb/);
     await personCarriesOn(person);
   });
 
