@@ -115,8 +115,22 @@ describe('joining a shared gdb', () => {
     const go = await server.call('dbg_run', { session_id: session, action: 'continue' });
     expect(go.isError).toBe(true);
     expect(go.text).toMatch(/reading only.*dbg-mcp share --allow-control --id gdb-/);
+    const bp = await server.call('dbg_breakpoints', { session_id: session, action: 'set', location: 'update' });
+    expect(bp.isError).toBe(true);
+    expect(bp.text).toMatch(/dbg-mcp share --allow-control --id gdb-/);
+    const poke = await server.call('dbg_memory', {
+      session_id: session,
+      action: 'write',
+      address: '&value',
+      bytes: '00',
+    });
+    expect(poke.isError).toBe(true);
+    const shell = await server.call('dbg_evaluate', { session_id: session, expressions: ['$_shell("true")'] });
+    expect(shell.data.results[0].error).toMatch(/\$_shell.*is not one of GDB's (read-only|reading) convenience functions/);
     const raw = await server.call('dbg_command', { session_id: session, command: 'print value' });
     expect(raw.isError).toBe(true);
+    const viaCli = await server.call('dbg_command', { session_id: session, command: 'output $_shell("true")' });
+    expect(viaCli.text).toMatch(/\$_shell\(…\) is not one of GDB's reading convenience functions/);
     const info = await server.call('dbg_command', { session_id: session, command: 'info frame' });
     expect(info.data.output).toMatch(/Stack level 0/);
 

@@ -107,6 +107,17 @@ describe.skipIf(LLDB === undefined)('joining a shared LLDB (protocol-server star
     const go = await server.call('dbg_run', { session_id: session, action: 'continue' });
     expect(go.isError).toBe(true);
     expect(go.text).toMatch(/reading only/);
+    const bp = await server.call('dbg_breakpoints', { session_id: session, action: 'set', location: 'update' });
+    expect(bp.isError).toBe(true);
+    expect(bp.text).toMatch(/reading only.*Ask them to do it in their LLDB/);
+    const poke = await server.call('dbg_memory', {
+      session_id: session,
+      action: 'write',
+      address: '&value',
+      bytes: '00',
+    });
+    expect(poke.isError).toBe(true);
+    expect(poke.text).toMatch(/reading only/);
 
     // The person's selection did not move (the agent read frame 1 and put frame 0 back).
     await person.run('frame info', /frame #0: .*store/);
