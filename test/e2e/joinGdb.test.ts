@@ -126,7 +126,9 @@ describe('joining a shared gdb', () => {
     });
     expect(poke.isError).toBe(true);
     const shell = await server.call('dbg_evaluate', { session_id: session, expressions: ['$_shell("true")'] });
-    expect(shell.data.results[0].error).toMatch(/\$_shell.*is not one of GDB's (read-only|reading) convenience functions/);
+    expect(shell.data.results[0].error).toMatch(
+      /\$_shell.*is not one of GDB's (read-only|reading) convenience functions/,
+    );
     const raw = await server.call('dbg_command', { session_id: session, command: 'print value' });
     expect(raw.isError).toBe(true);
     const viaCli = await server.call('dbg_command', { session_id: session, command: 'output $_shell("true")' });
@@ -192,6 +194,7 @@ describe('joining a shared gdb', () => {
     expect(alive(Number(id.slice('gdb-'.length))), 'the share process after --stop').toBe(false);
     const after = await server.call('dbg_sessions', {});
     const mine = after.data.sessions.find((s: { id: string }) => s.id === session);
+    expect(mine).toMatchObject({ joined: 'control', target: { kind: 'joined' } });
     expect(mine.state).toBe('dead');
     expect(mine.summary).toMatch(/the person ended the share/);
     await person.run('bt', /#0 +square \(v=1\) at .*loop\.c:7[\s\S]*\(gdb\) /);
