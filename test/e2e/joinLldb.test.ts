@@ -98,6 +98,10 @@ describe.skipIf(LLDB === undefined)('joining a shared LLDB (protocol-server star
     expect(mem.data.hex).toBe('0c000000');
     const threads = await server.call('dbg_inspect', { session_id: session, view: 'threads' });
     expect(threads.text).toMatch(/store/);
+    // The person's own aliases do not decide what the agent's command does: it goes in full words.
+    await person.run('command alias v version', /Overwriting existing definition for 'v'[\s\S]*\(lldb\) /);
+    const v = await server.call('dbg_command', { session_id: session, command: 'v value' });
+    expect(v.data.output).toMatch(/\(int\) value = 12/);
     const bt = await server.call('dbg_command', { session_id: session, command: 'bt 2' });
     expect(bt.data.output).toMatch(/frame #1: .*update/);
     for (const refused of ['expr 1', 'protocol-server stop MCP', 'memory read `$sp`', 'frame select 1']) {

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { gdbShareRefusal } from '../../../src/backends/gdbShare/gdbSharePolicy.js';
-import { lldbShareRefusal } from '../../../src/backends/lldbShare/lldbSharePolicy.js';
+import { canonicalLldbCommand, lldbShareRefusal } from '../../../src/backends/lldbShare/lldbSharePolicy.js';
 import { writingOperator } from '../../../src/backends/shares/expressionEffects.js';
 import { type MiInput, parseMiInput } from '../../../src/protocols/mi/miInputParser.js';
 
@@ -172,5 +172,24 @@ describe("the raw commands allowed on a person's LLDB", () => {
       ['thread list 2', /takes no arguments/],
     ];
     for (const [c, why] of refusals) expect(lldbShareRefusal(c), c).toMatch(why);
+  });
+
+  it("sends what it allows in LLDB's full words, which a person's aliases cannot redefine", () => {
+    for (const [typed, sent] of [
+      ['bt', 'thread backtrace'],
+      ['bt 5', 'thread backtrace -c 5'],
+      ['bt all', 'thread backtrace all'],
+      ['bt -c 3', 'thread backtrace -c 3'],
+      ['thread backtrace 2', 'thread backtrace 2'],
+      ['v -T rec', 'frame variable -T rec'],
+      ['x -c 4 0x1000', 'memory read -c 4 0x1000'],
+      ['dis --pc --count 4', 'disassemble --pc --count 4'],
+      ['image lookup -a 0x1000', 'target modules lookup -a 0x1000'],
+      ['image list', 'target modules list'],
+      ['br list 2', 'breakpoint list 2'],
+    ] as const) {
+      expect(lldbShareRefusal(typed), typed).toBeUndefined();
+      expect(canonicalLldbCommand(typed), typed).toBe(sent);
+    }
   });
 });
