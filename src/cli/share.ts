@@ -9,12 +9,13 @@
 // the new-ui line right there.
 
 import { spawn } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import type { ShareAccess } from '../backends/debuggerBackend.js';
 import { ShareHolder } from '../backends/gdbShare/gdbShareHolder.js';
 import { readGdbShares } from '../backends/gdbShare/gdbShareRecord.js';
 import { processAlive, shareDirectory } from '../backends/shares/shareFiles.js';
 import { listShares } from '../backends/shares/shareRegistry.js';
+import { readStat } from '../process/processTree.js';
 
 const HELP = `dbg-mcp share: let an agent (an MCP client of dbg-mcp) look at the gdb you are using.
 
@@ -99,11 +100,38 @@ async function list(): Promise<number> {
   return 0;
 }
 
+/**
+ * The gdb this command was typed in, when it was: `!cmd` runs it under `/bin/sh -c` (so gdb is
+ * the parent or the grandparent). The share process watches it until the new-ui line is typed.
+ */
+function gdbAbove(): number | undefined {
+  let pid = process.ppid;
+  for (let depth = 0; depth < 4 && pid > 1; depth++) {
+    let comm = '';
+    try {
+      comm = readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      return undefined;
+    }
+    if (/^gdb/.test(comm)) return pid;
+    pid = readStat(pid)?.ppid ?? 0;
+  }
+  return undefined;
+}
+
 /** Starts the share process and waits for its ready line. */
 async function start(access: ShareAccess): Promise<number> {
   const script = process.argv[1];
   if (!script) return fail('cannot tell where dbg-mcp is installed');
-  const child = spawn(process.execPath, [...process.execArgv, script, 'share', '--hold', '--access', access], {
+  const person = gdbAbove();
+  const holdArgs = [
+    'share',
+    '--hold',
+    '--access',
+    access,
+    ...(person !== undefined ? ['--person', String(person)] : []),
+  ];
+  const child = spawn(process.execPath, [...process.execArgv, script, ...holdArgs], {
     detached: true,
     stdio: ['ignore', 'pipe', 'ignore'],
     env: process.env,
@@ -146,10 +174,11 @@ async function start(access: ShareAccess): Promise<number> {
 }
 
 /** The share process itself (`--hold`): runs until the person ends it or their gdb goes. */
-async function hold(access: ShareAccess): Promise<number> {
+async function hold(access: ShareAccess, personPid: number | undefined): Promise<number> {
   const holder = new ShareHolder({
     access,
     dir: shareDirectory(),
+    ...(personPid !== undefined ? { personPid } : {}),
     ready: (info) => {
       process.stdout.write(`${JSON.stringify(info)}\n`);
       process.stdout.end();
@@ -169,6 +198,7 @@ export async function runShareCli(argv: readonly string[]): Promise<number> {
   const known = new Set([
     '--hold',
     '--access',
+    '--person',
     '--allow-control',
     '--read-only',
     '--id',
@@ -178,7 +208,8 @@ export async function runShareCli(argv: readonly string[]): Promise<number> {
     '-h',
   ]);
   const unknown = argv.filter(
-    (a, i) => a.startsWith('-') && !known.has(a) && !['--access', '--id', '--stop'].includes(argv[i - 1] ?? ''),
+    (a, i) =>
+      a.startsWith('-') && !known.has(a) && !['--access', '--person', '--id', '--stop'].includes(argv[i - 1] ?? ''),
   );
   if (flag('--help') || flag('-h')) {
     say(HELP);
@@ -187,7 +218,8 @@ export async function runShareCli(argv: readonly string[]): Promise<number> {
   if (unknown.length > 0) return fail(`unknown argument ${unknown[0]} (dbg-mcp share --help)`);
   if (flag('--hold')) {
     const access = value('--access') === 'control' ? 'control' : 'read';
-    const code = await hold(access);
+    const person = Number(value('--person'));
+    const code = await hold(access, Number.isInteger(person) && person > 1 ? person : undefined);
     process.exit(code);
   }
   if (flag('--stop')) return stop(value('--stop'));

@@ -136,9 +136,7 @@ describe('session edges', () => {
     expect(closed.data.closed).toBe(true);
     const run = await pending;
     expect(run).toMatchObject({ isError: true, code: 'no_session' });
-    expect(run.data.error.message).toMatch(
-      new RegExp(`^session ${id} is closed: dbg_close ended it`),
-    );
+    expect(run.data.error.message).toMatch(new RegExp(`^session ${id} is closed: dbg_close ended it`));
     expect(run.text).not.toMatch(/died|exited with code/);
   });
 

@@ -7,20 +7,52 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultConfig } from '../../src/server/config.js';
+import type { ToolContext } from '../../src/server/defineTool.js';
+import { closeTool } from '../../src/server/tools/close.js';
 import { sessionsTool } from '../../src/server/tools/sessions.js';
 import { startTool } from '../../src/server/tools/start.js';
 import { SessionManager } from '../../src/session/sessionManager.js';
 import { startServer } from '../helpers/mcp.js';
-import { fixture, repoRoot } from '../helpers/paths.js';
+import { privateDir, startNetworkServer } from '../helpers/networkServer.js';
+import { fixture, fixturesDir, repoRoot } from '../helpers/paths.js';
 import { Person } from '../helpers/person.js';
 import { alive } from '../helpers/procfs.js';
 
 const DIST = join(repoRoot, 'dist', 'dbg-mcp.js');
 const dirs: string[] = [];
+const people: Person[] = [];
+const sharePids: number[] = [];
 
-afterEach(() => {
-  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 10 }); // a share process may still be writing there
+// The person's gdb goes first; then every share process must end by itself (none is left
+// behind), and only then do the registry directories go (a live share may still write there).
+afterEach(async () => {
+  for (const p of people.splice(0)) p.close();
+  const pids = sharePids.splice(0);
+  for (let i = 0; i < 2400 && pids.some(alive); i++) await new Promise((r) => setTimeout(r, 25));
+  expect(pids.filter(alive), 'share processes left behind by a gdb that is gone').toEqual([]);
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true, maxRetries: 10 });
 });
+
+/** A person at gdb, with `xdg` as their home and (unless told otherwise) runtime directory. */
+function gdbPerson(args: string[], xdg: string, runtime = true): Person {
+  const env: Record<string, string> = runtime ? { HOME: xdg, XDG_RUNTIME_DIR: xdg } : { HOME: xdg };
+  const person = new Person('gdb', ['-q', '-nx', ...args], env);
+  people.push(person);
+  return person;
+}
+
+/** The person shares their gdb as they would: `!dbg-mcp share`, then the new-ui line it prints. */
+async function shareGdb(person: Person, control = false): Promise<string> {
+  person.type(`!${process.execPath} ${DIST} share${control ? ' --allow-control' : ''}`);
+  const ready = await person.expect(/(gdb-\d+) is ready[\s\S]*?new-ui mi3 (\/dev\/pts\/\d+)/);
+  const id = ready[1] as string;
+  sharePids.push(Number(id.slice('gdb-'.length)));
+  await person.expect(/\(gdb\) /);
+  person.type(`new-ui mi3 ${ready[2]}`);
+  await person.expect(/New UI allocated/);
+  await person.expect(/this gdb is shared as gdb-\d+/);
+  return id;
+}
 
 /** A runtime directory of this test's own (the share registry lives under it), 0700 like the real one. */
 function runtimeDir(): string {
@@ -32,19 +64,10 @@ function runtimeDir(): string {
 
 /** A person whose gdb stopped `crash segv` at its SIGSEGV, and shared it; the share's id. */
 async function sharedCrash(xdg: string, control = false): Promise<{ person: Person; id: string }> {
-  const person = new Person('gdb', ['-q', '-nx', '--args', fixture('crash'), 'segv'], {
-    HOME: xdg,
-    XDG_RUNTIME_DIR: xdg,
-  });
+  const person = gdbPerson(['--args', fixture('crash'), 'segv'], xdg);
   await person.expect(/\(gdb\) /);
   await person.run('run', /Program received signal SIGSEGV[\s\S]*\(gdb\) /);
-  person.type(`!${process.execPath} ${DIST} share${control ? ' --allow-control' : ''}`);
-  const ready = await person.expect(/(gdb-\d+) is ready[\s\S]*?new-ui mi3 (\/dev\/pts\/\d+)/);
-  await person.expect(/\(gdb\) /);
-  person.type(`new-ui mi3 ${ready[2]}`);
-  await person.expect(/New UI allocated/);
-  await person.expect(/this gdb is shared as gdb-\d+/);
-  return { person, id: ready[1] as string };
+  return { person, id: await shareGdb(person, control) };
 }
 
 /** The person's own commands still work: a backtrace at the crash, then continuing to the end. */
@@ -92,8 +115,24 @@ describe('joining a shared gdb', () => {
     const go = await server.call('dbg_run', { session_id: session, action: 'continue' });
     expect(go.isError).toBe(true);
     expect(go.text).toMatch(/reading only.*dbg-mcp share --allow-control --id gdb-/);
+    const bp = await server.call('dbg_breakpoints', { session_id: session, action: 'set', location: 'update' });
+    expect(bp.isError).toBe(true);
+    expect(bp.text).toMatch(/dbg-mcp share --allow-control --id gdb-/);
+    const poke = await server.call('dbg_memory', {
+      session_id: session,
+      action: 'write',
+      address: '&value',
+      bytes: '00',
+    });
+    expect(poke.isError).toBe(true);
+    const shell = await server.call('dbg_evaluate', { session_id: session, expressions: ['$_shell("true")'] });
+    expect(shell.data.results[0].error).toMatch(
+      /\$_shell.*is not one of GDB's (read-only|reading) convenience functions/,
+    );
     const raw = await server.call('dbg_command', { session_id: session, command: 'print value' });
     expect(raw.isError).toBe(true);
+    const viaCli = await server.call('dbg_command', { session_id: session, command: 'output $_shell("true")' });
+    expect(viaCli.text).toMatch(/\$_shell\(…\) is not one of GDB's reading convenience functions/);
     const info = await server.call('dbg_command', { session_id: session, command: 'info frame' });
     expect(info.data.output).toMatch(/Stack level 0/);
 
@@ -129,15 +168,11 @@ describe('joining a shared gdb', () => {
 
   it('with --allow-control the agent runs the program; the person ends the share and the session is dead with why', async () => {
     const xdg = runtimeDir();
-    const person = new Person('gdb', ['-q', '-nx', fixture('loop')], { HOME: xdg, XDG_RUNTIME_DIR: xdg });
+    const person = gdbPerson([fixture('loop')], xdg);
     await person.expect(/\(gdb\) /);
     await person.run('break square', /Breakpoint 1 at/);
     await person.run('run', /Breakpoint 1, square \(v=0\)[\s\S]*\(gdb\) /);
-    person.type(`!${process.execPath} ${DIST} share --allow-control`);
-    const ready = await person.expect(/(gdb-\d+) is ready[\s\S]*?new-ui mi3 (\/dev\/pts\/\d+)/);
-    person.type(`new-ui mi3 ${ready[2]}`);
-    await person.expect(/this gdb is shared/);
-    const id = ready[1] as string;
+    const id = await shareGdb(person, true);
 
     const server = await startServer([], { XDG_RUNTIME_DIR: xdg });
     const joined = await server.call('dbg_start', { join: id });
@@ -156,8 +191,10 @@ describe('joining a shared gdb', () => {
 
     person.type(`!${process.execPath} ${DIST} share --stop ${id}`);
     await person.expect(new RegExp(`${id} ended`));
+    expect(alive(Number(id.slice('gdb-'.length))), 'the share process after --stop').toBe(false);
     const after = await server.call('dbg_sessions', {});
     const mine = after.data.sessions.find((s: { id: string }) => s.id === session);
+    expect(mine).toMatchObject({ joined: 'control', target: { kind: 'joined' } });
     expect(mine.state).toBe('dead');
     expect(mine.summary).toMatch(/the person ended the share/);
     await person.run('bt', /#0 +square \(v=1\) at .*loop\.c:7[\s\S]*\(gdb\) /);
@@ -229,15 +266,107 @@ describe('joining a shared gdb', () => {
     await personCarriesOn(person);
   });
 
+  it('over HTTP and the unix socket, only the clients --join-clients names see or join shares', async () => {
+    const xdg = runtimeDir();
+    // The network server's environment is PATH and HOME: the share is registered under HOME.
+    const person = gdbPerson(['--args', fixture('crash'), 'segv'], xdg, false);
+    await person.expect(/\(gdb\) /);
+    await person.run('run', /Program received signal SIGSEGV[\s\S]*\(gdb\) /);
+    const id = await shareGdb(person);
+    const tokens = join(privateDir(), 'tokens');
+    writeFileSync(tokens, 'alice:alice-0123456789abcdef0123456789\nbob:bob-0123456789abcdef0123456789ab\n', {
+      mode: 0o600,
+    });
+    const home = process.env.HOME;
+    process.env.HOME = xdg;
+    const server = await startNetworkServer([
+      '--http',
+      '127.0.0.1:0',
+      '--unix',
+      join(privateDir(), 'dbg.sock'),
+      '--token-file',
+      tokens,
+      '--join-clients',
+      'bob',
+    ]).finally(() => {
+      process.env.HOME = home;
+    });
+    const alice = await server.connect({ token: 'alice-0123456789abcdef0123456789' });
+    const local = await server.connect({ viaSocket: true });
+    const bob = await server.connect({ token: 'bob-0123456789abcdef0123456789ab' });
+    for (const [name, client] of [
+      ['alice', alice],
+      ['local', local],
+    ] as const) {
+      const listed = await client.call('dbg_sessions', {});
+      expect(listed.data.shares, name).toBeUndefined();
+      expect(listed.text, name).not.toMatch(/gdb-\d+/);
+      const refused = await client.call('dbg_start', { join: id });
+      expect(refused.isError, name).toBe(true);
+      expect(refused.text).toMatch(new RegExp(`client "${name}" may not join shared debuggers on this server`));
+    }
+    const seen = await bob.call('dbg_sessions', {});
+    expect(seen.data.shares?.map((s: { id: string }) => s.id)).toEqual([id]);
+    const joined = await bob.call('dbg_start', { join: id });
+    expect(joined.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGSEGV' });
+    await person.expect(/an agent joined this gdb/);
+    await bob.call('dbg_close', { session_id: joined.data.session_id });
+    await person.expect(/the agent left this gdb/);
+    await personCarriesOn(person);
+  });
+
+  it('join takes a share id (gdb-N, lldb-N) to the shares and any other id to the handoffs; a joined session is not handed on', async () => {
+    const xdg = runtimeDir();
+    const { person, id } = await sharedCrash(xdg);
+    process.env.XDG_RUNTIME_DIR = xdg;
+    const sessions = new SessionManager({ idleTimeoutMs: 0 });
+    const config = { ...defaultConfig(), roots: [fixturesDir], joinClients: ['alice', 'bob'] };
+    const ctx = (client: string): ToolContext => ({
+      client,
+      sessions,
+      config,
+      signal: new AbortController().signal,
+      progress: () => {},
+    });
+    try {
+      // A share id that names no share: the share path's answer, not the handoff's.
+      await expect(startTool.run({ join: 'gdb-4194303' }, ctx('bob'))).rejects.toThrow(
+        new RegExp(`no share "gdb-4194303" on this machine \\(shared now: ${id}\\)`),
+      );
+      await expect(startTool.run({ join: 'lldb-4194303' }, ctx('bob'))).rejects.toThrow(/no share "lldb-4194303"/);
+      // Any other id is a session handed over: alice offers hers, bob takes it.
+      const mine = await startTool.run({ program: fixture('crash'), stop: 'no-run' }, ctx('alice'));
+      const handed = mine.data.session_id;
+      await closeTool.run({ session_id: handed, handoff_to: 'bob' }, ctx('alice'));
+      const taken = await startTool.run({ join: handed }, ctx('bob'));
+      expect(taken.text).toMatch(new RegExp(`took session ${handed}, handed to you`));
+      expect(sessions.list('bob').map((s) => s.id)).toEqual([handed]);
+
+      // A person's session joined by alice stays alice's: bob joins the share himself.
+      const joined = await startTool.run({ join: id }, ctx('alice'));
+      const session = joined.data.session_id;
+      await person.expect(/an agent joined this gdb/);
+      await expect(closeTool.run({ session_id: session, handoff_to: 'bob' }, ctx('alice'))).rejects.toThrow(
+        /handoff_to: session .* is a person's shared gdb, joined by you: it is not handed on/,
+      );
+      expect(sessions.offeredTo('bob')).toEqual([]);
+      await closeTool.run({ session_id: session }, ctx('alice'));
+      await person.expect(/the agent left this gdb/);
+      const bobs = await startTool.run({ join: id }, ctx('bob'));
+      expect(bobs.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGSEGV' });
+      await person.expect(/an agent joined this gdb/);
+    } finally {
+      await sessions.closeAll();
+      delete process.env.XDG_RUNTIME_DIR;
+    }
+    await personCarriesOn(person);
+  });
+
   it('joins a program that runs, and sees the stop the person makes', async () => {
     const xdg = runtimeDir();
-    const person = new Person('gdb', ['-q', '-nx', fixture('spin')], { HOME: xdg, XDG_RUNTIME_DIR: xdg });
+    const person = gdbPerson([fixture('spin')], xdg);
     await person.expect(/\(gdb\) /);
-    person.type(`!${process.execPath} ${DIST} share`);
-    const ready = await person.expect(/(gdb-\d+) is ready[\s\S]*?new-ui mi3 (\/dev\/pts\/\d+)/);
-    person.type(`new-ui mi3 ${ready[2]}`);
-    await person.expect(/this gdb is shared/);
-    const id = ready[1] as string;
+    const id = await shareGdb(person);
     const server = await startServer([], { XDG_RUNTIME_DIR: xdg });
     const before = await server.call('dbg_sessions', {});
     expect(before.data.shares?.[0]).toMatchObject({ id, state: 'none' });
@@ -292,5 +421,33 @@ describe('joining a shared gdb', () => {
     }
     expect(summary).toMatch(/gdb (exited|closed the shared terminal)/);
     expect(alive(sharePid)).toBe(false);
+  });
+
+  it('a share whose gdb quits before the new-ui line is typed ends with it, its files gone', async () => {
+    const xdg = runtimeDir();
+    const person = gdbPerson([fixture('crash')], xdg);
+    await person.expect(/\(gdb\) /);
+    person.type(`!${process.execPath} ${DIST} share`);
+    const ready = await person.expect(/(gdb-\d+) is ready/);
+    const id = ready[1] as string;
+    const sharePid = Number(id.slice('gdb-'.length));
+    sharePids.push(sharePid);
+    const server = await startServer([], { XDG_RUNTIME_DIR: xdg });
+    const waiting = await server.call('dbg_sessions', {});
+    expect(waiting.data.shares?.[0]).toMatchObject({ id, state: 'waiting' });
+    const early = await server.call('dbg_start', { join: id });
+    expect(early.isError).toBe(true);
+    expect(early.text).toMatch(/has not typed the new-ui line/);
+
+    await person.expect(/\(gdb\) /);
+    person.type('quit');
+    for (let i = 0; i < 400 && !person.exited; i++) await new Promise((r) => setTimeout(r, 25));
+    expect(person.exited).toBe(true);
+    // The share checks on the person's gdb every 2 s; this only waits for that (bounded: a hang fails).
+    for (let i = 0; i < 800 && alive(sharePid); i++) await new Promise((r) => setTimeout(r, 25));
+    expect(alive(sharePid), 'the share process once its gdb is gone').toBe(false);
+    const after = await server.call('dbg_sessions', {});
+    expect(after.data.shares).toBeUndefined();
+    expect(after.data.shares_ignored).toBeUndefined();
   });
 });

@@ -98,6 +98,10 @@ describe.skipIf(LLDB === undefined)('joining a shared LLDB (protocol-server star
     expect(mem.data.hex).toBe('0c000000');
     const threads = await server.call('dbg_inspect', { session_id: session, view: 'threads' });
     expect(threads.text).toMatch(/store/);
+    // The person's own aliases do not decide what the agent's command does: it goes in full words.
+    await person.run('command alias v version', /Overwriting existing definition for 'v'[\s\S]*\(lldb\) /);
+    const v = await server.call('dbg_command', { session_id: session, command: 'v value' });
+    expect(v.data.output).toMatch(/\(int\) value = 12/);
     const bt = await server.call('dbg_command', { session_id: session, command: 'bt 2' });
     expect(bt.data.output).toMatch(/frame #1: .*update/);
     for (const refused of ['expr 1', 'protocol-server stop MCP', 'memory read `$sp`', 'frame select 1']) {
@@ -107,6 +111,17 @@ describe.skipIf(LLDB === undefined)('joining a shared LLDB (protocol-server star
     const go = await server.call('dbg_run', { session_id: session, action: 'continue' });
     expect(go.isError).toBe(true);
     expect(go.text).toMatch(/reading only/);
+    const bp = await server.call('dbg_breakpoints', { session_id: session, action: 'set', location: 'update' });
+    expect(bp.isError).toBe(true);
+    expect(bp.text).toMatch(/reading only.*Ask them to do it in their LLDB/);
+    const poke = await server.call('dbg_memory', {
+      session_id: session,
+      action: 'write',
+      address: '&value',
+      bytes: '00',
+    });
+    expect(poke.isError).toBe(true);
+    expect(poke.text).toMatch(/reading only/);
 
     // The person's selection did not move (the agent read frame 1 and put frame 0 back).
     await person.run('frame info', /frame #0: .*store/);

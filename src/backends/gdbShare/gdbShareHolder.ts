@@ -25,13 +25,18 @@ import { parseMiLine } from '../../protocols/mi/miParser.js';
 import type { MiRecord } from '../../protocols/mi/miRecords.js';
 import type { ShareAccess } from '../debuggerBackend.js';
 import { tellPerson } from '../shares/personTerminal.js';
-import { ensureShareDirectory, ownUid, writeOwnerOnlyJson } from '../shares/shareFiles.js';
+import { ensureShareDirectory, ownUid, processAlive, writeOwnerOnlyJson } from '../shares/shareFiles.js';
 import { cstring, ShareGate } from './gdbShareGate.js';
 import { type GdbShareRecord, type GdbShareState, recordPath, SHARE_FORMAT, socketPath } from './gdbShareRecord.js';
 
 const OWN_TOKEN_BASE = 900_000_000_000;
 /** How often the share checks that the person's gdb still runs (it may exit without closing the UI). */
 const WATCH_MS = 2000;
+/**
+ * How long a share started outside gdb (no gdb among its ancestors to watch) waits for the new-ui
+ * line: past it nobody is coming, and the share process would otherwise stay for good.
+ */
+const UNCLAIMED_MS = 15 * 60_000;
 
 /** The first line an agent sends, and the share's answer. */
 export interface JoinHello {
@@ -51,6 +56,8 @@ export interface JoinReply {
 export interface HolderOptions {
   access: ShareAccess;
   dir: string;
+  /** The gdb that ran `!dbg-mcp share`, watched until the new-ui line names the real one. */
+  personPid?: number;
   /** Tells the starting command the share is ready (or why not), once. */
   ready: (
     info: { ok: true; id: string; tty: string; socket: string; pid: number } | { ok: false; error: string },
@@ -132,6 +139,7 @@ export class ShareHolder {
       }
       process.on('SIGUSR1', () => this.setAccess('control'));
       process.on('SIGUSR2', () => this.setAccess('read'));
+      this.watchPerson();
       this.options.ready({ ok: true, id: this.id, tty: this.tty, socket: this.socket, pid: process.pid });
     } catch (e) {
       this.options.ready({ ok: false, error: (e as Error).message });
@@ -173,14 +181,30 @@ export class ShareHolder {
         this.setState('none');
       }
     });
-    this.watch = setInterval(() => {
-      if (this.gdbPid !== undefined && !alive(this.gdbPid)) void this.end("the person's gdb exited");
-    }, WATCH_MS);
-    this.watch.unref();
     tellPerson(
       this.gdbPid,
       `this gdb is shared as ${this.id} (${this.access === 'control' ? 'reading and running the program' : 'reading only'}). End it: !dbg-mcp share --stop ${this.id}`,
     );
+  }
+
+  /**
+   * Ends the share when the person's gdb is gone. Before the new-ui line the terminal tells
+   * nothing (our own copy of its slave end keeps it open), so the gdb that ran the command is
+   * watched, or, started elsewhere, the share gives up after UNCLAIMED_MS without the line.
+   */
+  private watchPerson(): void {
+    const began = Date.now();
+    this.watch = setInterval(() => {
+      const pid = this.gdbPid ?? (this.uiUp ? undefined : this.options.personPid);
+      if (pid !== undefined && !processAlive(pid)) {
+        void this.end(
+          this.uiUp ? "the person's gdb exited" : "the person's gdb exited before the new-ui line was typed",
+        );
+      } else if (!this.uiUp && pid === undefined && Date.now() - began > UNCLAIMED_MS) {
+        void this.end(`nobody typed the new-ui line within ${UNCLAIMED_MS / 60_000} minutes`);
+      }
+    }, WATCH_MS);
+    this.watch.unref();
   }
 
   private gdbLine(line: string): void {
@@ -395,15 +419,6 @@ export class ShareHolder {
     this.master?.destroy();
     if (this.slaveFd !== undefined) closeSync(this.slaveFd);
     this.finished(0);
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

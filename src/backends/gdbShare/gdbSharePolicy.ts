@@ -9,7 +9,7 @@
 
 import type { MiInput } from '../../protocols/mi/miInputParser.js';
 import type { ShareAccess } from '../debuggerBackend.js';
-import { writingOperator } from '../shares/expressionEffects.js';
+import { unknownConvenienceCall, writingOperator } from '../shares/expressionEffects.js';
 
 /** MI commands that only read (expressions among their arguments are checked for writes). */
 const READ = new Set([
@@ -96,16 +96,28 @@ export function allowControlHint(id: string): string {
   return `the person can allow it by typing: dbg-mcp share --allow-control --id ${id} (in gdb: !dbg-mcp share --allow-control --id ${id})`;
 }
 
+/** Why an expression may not be evaluated on a person's gdb: it writes, or calls past the program. */
+function expressionRefusal(text: string): string | undefined {
+  const op = writingOperator(text);
+  if (op) return `"${op}" would change the person's program; a shared gdb is only read`;
+  const fn = unknownConvenienceCall(text);
+  if (fn) return `${fn}(…) is not one of GDB's reading convenience functions (some run commands, as $_shell does)`;
+  return undefined;
+}
+
 function writes(args: readonly string[]): string | undefined {
   for (const a of args) {
     if (OPTION.test(a)) continue;
-    const op = writingOperator(a);
-    if (op) return `"${op}" would change the person's program; a shared gdb is only read`;
+    const why = expressionRefusal(a);
+    if (why) return why;
   }
   return undefined;
 }
 
 function cliRefusal(command: string, ask: GdbShareAsk): string | undefined {
+  // One command per line: what gdb makes of a second line inside one is not ours to guess
+  // (measured, GDB 13 ran only the first of "show version\nshow confirm").
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(command)) return 'a console command is one line, without control characters';
   const words = command.trim().split(/\s+/);
   const first = words[0] ?? '';
   if (INFO.test(first)) {
@@ -119,8 +131,7 @@ function cliRefusal(command: string, ask: GdbShareAsk): string | undefined {
     }
     return `${first} is not one of the reading commands allowed on a shared gdb (info, backtrace, ptype, whatis, output, disassemble, show)`;
   }
-  const op = writingOperator(words.slice(1).join(' '));
-  return op ? `"${op}" would change the person's program; a shared gdb is only read` : undefined;
+  return expressionRefusal(words.slice(1).join(' '));
 }
 
 /** Why `input` may not reach the person's gdb, or undefined when it may. */

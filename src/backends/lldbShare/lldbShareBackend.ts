@@ -48,7 +48,7 @@ import { tellPerson } from '../shares/personTerminal.js';
 import { processAlive } from '../shares/shareFiles.js';
 import { LldbMcpClient } from './lldbMcpClient.js';
 import { LldbShareChannel, SYSTEM_LIBRARY } from './lldbShareChannel.js';
-import { lldbShareRefusal } from './lldbSharePolicy.js';
+import { canonicalLldbCommand, lldbShareRefusal } from './lldbSharePolicy.js';
 import { isLldbProcess, listenerDistrust } from './lldbShareRegistry.js';
 import {
   errorText,
@@ -368,7 +368,7 @@ export class LldbShareBackend implements DebuggerBackend {
   }
 
   async symbolAt(address: bigint, signal?: AbortSignal): Promise<string | undefined> {
-    const said = await this.channel.run(`image lookup -a 0x${address.toString(16)}`, signal);
+    const said = await this.channel.run(`target modules lookup -a 0x${address.toString(16)}`, signal);
     return /Summary: (?:[^`\s]+`)?([\w.$]+)/.exec(said.text)?.[1];
   }
 
@@ -455,7 +455,7 @@ export class LldbShareBackend implements DebuggerBackend {
   }
 
   async libraries(signal?: AbortSignal): Promise<Library[]> {
-    return narrowImages(await this.channel.must('image list -f', signal));
+    return narrowImages(await this.channel.must('target modules list -f', signal));
   }
 
   async command(text: string, _options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
@@ -469,7 +469,7 @@ export class LldbShareBackend implements DebuggerBackend {
       );
     }
     await this.channel.refresh(signal);
-    const said = await this.channel.run(text, signal);
+    const said = await this.channel.run(canonicalLldbCommand(text), signal);
     const truncated = said.text.length > OUTPUT_LIMIT;
     return { output: truncated ? said.text.slice(0, OUTPUT_LIMIT) : said.text, truncated };
   }

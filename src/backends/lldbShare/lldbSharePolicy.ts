@@ -4,7 +4,9 @@
 // deadlock avoided"); `expression` without -j false may call functions (which corrupted the
 // person's LLDB heap after a few calls); LLDB evaluates anything in backticks, and the address of
 // `memory read`, `disassemble -s` or `image lookup -a` as an expression, so those must be numbers;
-// `frame select`, `up` and `down` move the person's own selection.
+// `frame select`, `up` and `down` move the person's own selection. What passes is sent in LLDB's
+// full words (canonicalLldbCommand): `bt`, `v`, `x` or `image` are aliases a person's ~/.lldbinit
+// may redefine, while a built-in command's full words cannot be.
 
 const NUMBER = /^(0x[0-9a-fA-F]+|\d+)$/;
 const WORD = /^[\w.:+-]+$/;
@@ -111,9 +113,13 @@ const RULES: readonly Rule[] = [
   { words: 'watchpoint list', flags: ['-b', '-f', '-v'], positional: /^\d+$/ },
   { words: 'target list' },
   { words: 'process status', flags: ['-v', '--verbose'] },
-  { words: 'image list', flags: ['-f', '-b', '-h', '-u', '-o', '-t', '-A', '-g', '-s', '-S'], positional: WORD },
   {
-    words: 'image lookup',
+    words: 'target modules list',
+    flags: ['-f', '-b', '-h', '-u', '-o', '-t', '-A', '-g', '-s', '-S'],
+    positional: WORD,
+  },
+  {
+    words: 'target modules lookup',
     valued: {
       '-a': NUMBER,
       '--address': NUMBER,
@@ -157,7 +163,7 @@ function ruleFor(words: readonly string[]): { rule: Rule; args: string[] } | und
     if (rule.aliases?.includes(words[0] ?? '')) return { rule, args: words.slice(1) };
   }
   // `image` is `target modules`; `br` and `b` are not: `b` sets a breakpoint.
-  if (words[0] === 'target' && words[1] === 'modules') return ruleFor(['image', ...words.slice(2)]);
+  if (words[0] === 'image') return ruleFor(['target', 'modules', ...words.slice(1)]);
   if (words[0] === 'br' && words[1] === 'list') return ruleFor(['breakpoint', 'list', ...words.slice(2)]);
   return undefined;
 }
@@ -196,4 +202,31 @@ export function lldbShareRefusal(text: string): string | undefined {
     return `${rule.words} takes no arguments here`;
   }
   return undefined;
+}
+
+/**
+ * An allowed command (lldbShareRefusal said so) in LLDB's full words, as it is sent. Measured
+ * with LLDB 22: after `command unalias bt` and `command alias bt version`, `bt` printed the
+ * version; `command alias thread version` is refused ("'thread' is a permanent debugger command
+ * and cannot be redefined"). So the person's aliases never decide what the agent's command does.
+ */
+export function canonicalLldbCommand(text: string): string {
+  const words = splitCommand(text.trim());
+  const found = ruleFor(words);
+  if (!found) throw new Error(`canonicalLldbCommand: "${text}" is not an allowed command`);
+  const { rule, args } = found;
+  // LLDB's own `bt N` is `thread backtrace -c N` (its _regexp-bt); `thread backtrace N` names thread N.
+  const viaBt = words[0] === 'bt';
+  const sent: string[] = [rule.words];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i] as string;
+    if (rule.valued?.[a] !== undefined) {
+      sent.push(a, args[++i] as string);
+    } else if (viaBt && NUMBER.test(a)) {
+      sent.push('-c', a);
+    } else {
+      sent.push(a);
+    }
+  }
+  return sent.join(' ');
 }

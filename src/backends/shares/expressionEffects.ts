@@ -50,3 +50,36 @@ export function writingOperator(expression: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * GDB's convenience functions that only read. The others reach past the program: GDB 14's
+ * `$_shell("…")` runs a shell command, and a person's Python may define any; neither is an
+ * inferior call, so may-call-functions off does not stop them.
+ */
+const READING_FUNCTIONS = new Set([
+  '_any_caller_is',
+  '_any_caller_matches',
+  '_as_string',
+  '_caller_is',
+  '_caller_matches',
+  '_cimag',
+  '_creal',
+  '_gdb_maint_setting',
+  '_gdb_maint_setting_str',
+  '_gdb_setting',
+  '_gdb_setting_str',
+  '_isvoid',
+  '_memeq',
+  '_regex',
+  '_streq',
+  '_strlen',
+]);
+
+/** The first `$name(` in `text` that is not a reading convenience function, outside literals. */
+export function unknownConvenienceCall(text: string): string | undefined {
+  const bare = text.replace(/"(?:\\.|[^"\\])*"|'(?:\\.|[^'\\])*'/g, '""');
+  for (const m of bare.matchAll(/\$([A-Za-z_]\w*)\s*\(/g)) {
+    if (!READING_FUNCTIONS.has(m[1] as string)) return `$${m[1]}`;
+  }
+  return undefined;
+}

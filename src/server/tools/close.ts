@@ -30,6 +30,13 @@ function handOff(session: Session, to: string, ctx: ToolContext): Answer<Omit<Cl
     throw invalid('over stdio this server has one client: nobody else could take the session');
   }
   if (to === ctx.client) throw invalid('names you: the session is yours already');
+  // The person let in the agent that joined, and their terminal said so; another client would
+  // read their debugger unannounced, and past the --join-clients gate. It joins the share itself.
+  if (session.capabilities.access !== undefined) {
+    throw invalid(
+      `session ${session.id} is a person's shared ${session.debugger.kind}, joined by you: it is not handed on. dbg_close it, and ${to} joins the share itself with dbg_start join=<the share's id in dbg_sessions> (if the operator's --join-clients names ${to}); the person sees it join`,
+    );
+  }
   ctx.sessions.offer(session.id, ctx.client, to);
   const note = `session ${session.id} stays open, offered to ${to}, who takes it with dbg_start join=${session.id}; it stays yours until then (dbg_close without handoff_to ends it)`;
   return { data: { closed: false, offered_to: to, note }, text: note, session };

@@ -47,6 +47,13 @@ function livePids(session: Session): number[] {
   return session.target.kind === 'core' ? [] : [...session.snapshot.inferiors.values()];
 }
 
+/** A person's debugger joined is listed as such, not as the attach it resembles underneath. */
+function entryTarget(session: Session): Wire | undefined {
+  const t = session.target;
+  if (session.capabilities.access === undefined) return targetWire(t);
+  return compact({ kind: 'joined', pid: t.kind === 'attach' && t.pid > 0 ? t.pid : undefined });
+}
+
 function targetText(target: Session['target']): string {
   const via = target.remote ? ` via ${target.remote}` : '';
   if (target.kind === 'core') return ` core ${target.core}`;
@@ -68,7 +75,7 @@ export function sessionEntry(session: Session, now = Date.now()): Wire {
     backend: session.debugger.kind,
     program: session.target.program,
     args: session.target.args,
-    target: targetWire(session.target),
+    target: entryTarget(session),
     state: snap.state.phase,
     stop_id: snap.stopId,
     summary: whereNow(session),
@@ -148,7 +155,7 @@ export const sessionsTool = defineTool({
       const args = s.target.args.length > 0 ? ` ${s.target.args.map((a) => JSON.stringify(a)).join(' ')}` : '';
       const ops = s.operations.list().map((op) => `${op.id} (${op.action}, ${op.outcome ? 'done' : 'running'})`);
       return printable(
-        `${s.id} ${s.debugger.kind}${s.capabilities.access ? ` (joined, ${s.capabilities.access === 'control' ? 'read and run' : 'read only'})` : ''} ${s.phase} ${s.target.program || '(program unknown)'}${args}${targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}${ops.length ? `; operations to read with dbg_run action=wait: ${ops.join(', ')}` : ''}`,
+        `${s.id} ${s.debugger.kind}${s.capabilities.access ? ` (joined, ${s.capabilities.access === 'control' ? 'read and run' : 'read only'})` : ''} ${s.phase} ${s.target.program || '(program unknown)'}${args}${s.capabilities.access ? '' : targetText(s.target)}${pids.length ? ` pid ${pids.join(',')}` : ''} idle ${Math.round((now - s.lastUsedAt) / 1000)}s: ${whereNow(s)}${ops.length ? `; operations to read with dbg_run action=wait: ${ops.join(', ')}` : ''}`,
       );
     });
     if (lines.length === 0) lines.push('no sessions open (dbg_start opens one)');

@@ -49,10 +49,7 @@ const input = z.strictObject({
   include_locals: includeLocals.optional(),
   timeout_ms: timeoutMs.optional(),
   on_timeout: onTimeout.optional().describe('Default: interrupt.'),
-  backend: z
-    .enum(backendKinds())
-    .optional()
-    .describe('rr replays trace; winedbg: Windows .exe (Wine).'),
+  backend: z.enum(backendKinds()).optional().describe('rr replays trace; winedbg: Windows .exe (Wine).'),
   record: z.boolean().optional().describe('Record from main, for reverse_* (slow).'),
   ...targetFields,
   request_id: line(128).optional().describe('Retry key: same id+args, same session.'),

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { gdbShareRefusal } from '../../../src/backends/gdbShare/gdbSharePolicy.js';
-import { lldbShareRefusal } from '../../../src/backends/lldbShare/lldbSharePolicy.js';
+import { canonicalLldbCommand, lldbShareRefusal } from '../../../src/backends/lldbShare/lldbSharePolicy.js';
 import { writingOperator } from '../../../src/backends/shares/expressionEffects.js';
 import { type MiInput, parseMiInput } from '../../../src/protocols/mi/miInputParser.js';
 
@@ -77,10 +77,16 @@ describe('the GDB share policy', () => {
       '4-interpreter-exec --thread 1 --frame 0 console "info symbol 0x401000"',
       '5-interpreter-exec console "info program"',
       '6-break-list',
+      '7-data-evaluate-expression "$_streq(name, \\"x\\")"',
+      '8-data-evaluate-expression "$_as_string(kind) == \\"$_shell(\\""',
     ]) {
       expect(gdbShareRefusal(mi(line), read), line).toBeUndefined();
     }
     expect(gdbShareRefusal(mi('7-data-evaluate-expression "value = 3"'), read)).toMatch(/"=" would change/);
+    expect(gdbShareRefusal(mi('9-data-evaluate-expression "$_shell(\\"id\\")"'), read)).toMatch(
+      /\$_shell\(…\) is not one of GDB's reading convenience functions/,
+    );
+    expect(gdbShareRefusal(mi('10-interpreter-exec console "info frame\\nkill"'), read)).toMatch(/one line/);
   });
 
   it('refuses running the program unless the person allowed control, and says what they type', () => {
@@ -114,6 +120,11 @@ describe('the GDB share policy', () => {
       '25-interpreter-exec console "set var value = 3"',
       '26-interpreter-exec console "list"',
       '27-exec-jump 13',
+      '28-data-evaluate-expression "$_shell(\\"id\\")"',
+      '29-interpreter-exec console "output $_shell(\\"id\\")"',
+      '30-interpreter-exec console "info frame\\nkill"',
+      '31-data-evaluate-expression "$mine (1)"',
+      '32-break-condition 4 "$_shell(\\"id\\") == 0"',
     ]) {
       expect(gdbShareRefusal(mi(line), control), line).toBeDefined();
     }
@@ -161,5 +172,24 @@ describe("the raw commands allowed on a person's LLDB", () => {
       ['thread list 2', /takes no arguments/],
     ];
     for (const [c, why] of refusals) expect(lldbShareRefusal(c), c).toMatch(why);
+  });
+
+  it("sends what it allows in LLDB's full words, which a person's aliases cannot redefine", () => {
+    for (const [typed, sent] of [
+      ['bt', 'thread backtrace'],
+      ['bt 5', 'thread backtrace -c 5'],
+      ['bt all', 'thread backtrace all'],
+      ['bt -c 3', 'thread backtrace -c 3'],
+      ['thread backtrace 2', 'thread backtrace 2'],
+      ['v -T rec', 'frame variable -T rec'],
+      ['x -c 4 0x1000', 'memory read -c 4 0x1000'],
+      ['dis --pc --count 4', 'disassemble --pc --count 4'],
+      ['image lookup -a 0x1000', 'target modules lookup -a 0x1000'],
+      ['image list', 'target modules list'],
+      ['br list 2', 'breakpoint list 2'],
+    ] as const) {
+      expect(lldbShareRefusal(typed), typed).toBeUndefined();
+      expect(canonicalLldbCommand(typed), typed).toBe(sent);
+    }
   });
 });
