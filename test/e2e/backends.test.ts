@@ -53,6 +53,12 @@ function tree(pid: number | undefined): number[] {
   return pid === undefined ? [] : descendants(pid).map((p) => p.pid);
 }
 
+/** The OS thread id in a thread's `target_id` ("LWP 1234", "Thread 0x7f… (LWP 1234)"). */
+function lwp(targetId: string | undefined): number | undefined {
+  const m = /LWP (\d+)/.exec(targetId ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
 async function gone(pids: readonly number[], what: string): Promise<void> {
   await waitUntil(
     () => pids.every((p) => !alive(p)),
@@ -122,9 +128,34 @@ describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
     expect(threads.total).toBe(3);
     expect(r.text).toMatch(new RegExp(`transfer .*deadlock\\.c:${lineOf('deadlock.c', '@transfer-waits')}`));
     expect(r.text).toMatch(new RegExp(`audit .*deadlock\\.c:${lineOf('deadlock.c', '@audit-waits')}`));
+    // Threads are the session's small numbers on every backend (LLDB's own ids are the OS's).
     expect(threads.hint).toMatch(
-      /^deadlock: thread \d+ \((transfer|audit)\) waits for thread \d+ \(mutex (ledger|accounts) \(0x[0-9a-f]+\)\), thread \d+ \((transfer|audit)\) waits for thread \d+/,
+      /^deadlock: thread [1-3] \((transfer|audit)\) waits for thread [1-3] \(mutex (ledger|accounts) \(0x[0-9a-f]+\)\), thread [1-3] \((transfer|audit)\) waits for thread [1-3]/,
     );
+    type Listed = { id: number; target_id?: string };
+    const ids = (list: Listed[]) => list.map((t) => t.id).sort();
+    expect(ids(threads.threads)).toEqual([1, 2, 3]);
+    // At the next stop each thread keeps its number, and the number names the thread in a request.
+    const id = first.data.session_id;
+    const again = await h.call('dbg_run', {
+      session_id: id,
+      action: 'continue',
+      timeout_ms: 300,
+      on_timeout: 'interrupt',
+      inspect: ['threads'],
+    });
+    expect(again.data.outcome.kind).toBe('stopped');
+    const pairs = (list: Listed[]) => list.map((t) => [t.id, lwp(t.target_id)]).sort();
+    expect(pairs(threads.threads).every(([, os]) => Number(os) > 0)).toBe(true);
+    expect(pairs(again.data.views.threads.threads)).toEqual(pairs(threads.threads));
+    const transfer = again.data.views.threads.threads.find((t: { stack?: { function?: string }[] }) =>
+      (t.stack ?? []).some((f) => f.function === 'transfer'),
+    );
+    const stack = await h.call('dbg_inspect', { session_id: id, view: 'stack', thread: transfer.id });
+    expect(stack.isError, stack.text).toBe(false);
+    expect(stack.data.data.frames.map((f: { function?: string }) => f.function)).toContain('transfer');
+    const none = await h.call('dbg_inspect', { session_id: id, view: 'stack', thread: 9 });
+    expect(none.isError, none.text).toBe(true);
   });
 
   it.skipIf(missing !== undefined)(
@@ -215,7 +246,7 @@ describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
       );
       expect(r.text).toMatch(/worker \(arg=0x[0-9a-f]+\) at worker_crash\.c/);
       const threads = await h.call('dbg_inspect', { session_id: r.data.session_id, view: 'threads' });
-      expect(threads.data.data.threads.length).toBe(4);
+      expect(threads.data.data.threads.map((t: { id: number }) => t.id).sort()).toEqual([1, 2, 3, 4]);
       const main = threads.data.data.threads.find((t: { stack?: { function?: string }[] }) =>
         (t.stack ?? []).some((f) => f.function === 'main'),
       );
@@ -297,6 +328,10 @@ describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
       expect(r.data.target).toEqual({ kind: 'attach', pid });
       expect(r.data.program).toBe(fixture('threads'));
       expect(r.data.views.threads.total).toBe(4);
+      // The main thread is thread 1, as GDB numbers it, whatever thread the attach's stop names.
+      const listed = r.data.views.threads.threads as { id: number; target_id?: string }[];
+      expect(listed.map((t) => t.id).sort()).toEqual([1, 2, 3, 4]);
+      expect(listed.find((t) => lwp(t.target_id) === pid)?.id).toBe(1);
       expect(r.text).toMatch(/waiting: sleep/);
       expect(traceState(pid)?.tracerPid).toBeGreaterThan(0);
       const closed = await h.call('dbg_close', { session_id: r.data.session_id });
