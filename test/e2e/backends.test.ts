@@ -342,6 +342,30 @@ describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
   );
 
   it.skipIf(missing !== undefined)(
+    'attach, then the server SIGKILLed: the attached process lives on, untraced and running',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const threads = startProcess(fixture('threads'));
+      await printed(threads, 'all started');
+      const pid = threads.pid ?? 0;
+      const r = await start(h, { attach: pid });
+      expect(r.data.target).toEqual({ kind: 'attach', pid });
+      expect(traceState(pid)?.tracerPid).toBeGreaterThan(0);
+      const listed = (await h.call('dbg_sessions', {})).data.sessions[0];
+      const debuggerPid: number = listed.debugger_pid;
+      const helpers = [debuggerPid, ...tree(debuggerPid)];
+      process.kill(h.transport.pid ?? 0, 'SIGKILL');
+      // The debugger and its helpers go (the orphan guard or end of input); the sweep of what the
+      // server started never takes a process it attached to.
+      await gone(helpers, 'the debugger and its helpers after the server died');
+      await waitUntil(() => traceState(pid)?.tracerPid === 0, 'the process to be untraced', HANG_MS);
+      expect(alive(pid)).toBe(true);
+      expect(['R', 'S']).toContain(traceState(pid)?.state);
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
     'closing leaves nothing: the debugger, its helpers, the program and what it forked',
     { timeout: TEST_MS },
     async () => {
