@@ -97,6 +97,48 @@ describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
     expect(r.text).toMatch(/hint: abort: .*Assertion `count == 0 && "count must be zero"' failed/);
   });
 
+  it.skipIf(missing !== undefined)(
+    'a division by zero and a stack overflow: the hints say so in plain words',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const fpe = await start(h, { program: fixture('crash'), args: ['fpe'] });
+      expect(fpe.data.views.crash.signal).toBe('SIGFPE');
+      expect(fpe.text).toMatch(/hint: arithmetic error in divide at crash\.c:28: integer division by zero/);
+      await h.call('dbg_close', { session_id: fpe.data.session_id });
+      // Ten million calls of descend() do not fit in an 8 MB stack.
+      const deep = await start(h, { program: fixture('recurse'), args: ['10000000'] });
+      expect(deep.data.views.crash.signal).toBe('SIGSEGV');
+      expect(deep.data.views.crash.hint).toMatch(/^stack overflow: .*look for unbounded recursion/);
+      // The recursion is folded into one line, on every backend.
+      expect(deep.text).toMatch(/descend at recurse\.c:\d+ ×\d+ \(the same call, recursing\)/);
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'stop ids: evidence of an earlier stop refused as stale; what the backend cannot do said so',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const r = await start(h, { program: fixture('data'), breakpoints: [{ location: 'scale' }] });
+      const id = r.data.session_id;
+      const first = r.data.outcome.stop_id;
+      const moved = await h.call('dbg_run', { session_id: id, action: 'next' });
+      expect(moved.data.outcome.stop_id).toBe(first + 1);
+      const stale = await h.call('dbg_evaluate', { session_id: id, expressions: ['v'], stop_id: first });
+      expect(stale).toMatchObject({ isError: true, code: 'stale_context' });
+      const fresh = await h.call('dbg_evaluate', { session_id: id, expressions: ['v'], stop_id: first + 1 });
+      expect(fresh.data.results[0]).toMatchObject({ expression: 'v', value: '5' });
+      if (backend === 'lldb') {
+        // LLDB has no reverse execution: refused up front, the program where it was.
+        const back = await h.call('dbg_run', { session_id: id, action: 'reverse_continue' });
+        expect(back.code, back.text).toBe('backend_unavailable');
+        const still = await h.call('dbg_evaluate', { session_id: id, expressions: ['v'], stop_id: first + 1 });
+        expect(still.isError, still.text).toBe(false);
+      }
+    },
+  );
+
   /**
    * A hang is diagnosed where the deadline finds the program. On a loaded machine the deadline
    * can come before the program reaches its hang (still in the loader, threads not yet blocked):
