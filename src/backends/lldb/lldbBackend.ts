@@ -64,6 +64,7 @@ import { narrowFrame, narrowModule } from './lldbNarrow.js';
 import { launchStopped, openTarget } from './lldbOpen.js';
 import * as run from './lldbRunControl.js';
 import { noteSources, sourceLines } from './lldbSource.js';
+import { LldbThreadNumbers } from './lldbThreadNumbers.js';
 
 export type { LldbBackendOptions } from './lldbContext.js';
 
@@ -102,6 +103,8 @@ export class LldbBackend implements DebuggerBackend {
   readonly console = new OutputRing(CONSOLE_TAIL_BYTES);
   readonly state: LldbState = initialState();
   readonly context: LldbContext;
+  /** lldb-dap's thread ids (the OS's) to the session's numbers, translated at this class's edge. */
+  private readonly threadNumbers = new LldbThreadNumbers();
   private readonly listeners = new Set<(event: BackendEvent) => void>();
   private readonly waiters: EventWaiter[] = [];
   /** Events leave in the order they arrived, even when one waits for enrichment. */
@@ -121,6 +124,7 @@ export class LldbBackend implements DebuggerBackend {
     this.context = {
       options,
       state: this.state,
+      threadNumbers: this.threadNumbers,
       request: (command, args, o) => self.request(command, args, o),
       nextEvent: (name, timeoutMs) => self.nextEvent(name, timeoutMs),
       repl: (command, selector, o) => self.repl(command, selector, o),
@@ -214,16 +218,51 @@ export class LldbBackend implements DebuggerBackend {
       .then(() => event)
       .then((e) => {
         if (!e) return;
+        // Kept in lldb-dap's ids: a refused resume reports it again through here.
         if (e.type === 'stopped') this.state.lastStop = e.stop;
+        const out = this.numbered(e);
         for (const listener of this.listeners) {
           try {
-            listener(e);
+            listener(out);
           } catch (err) {
             log('error', 'backend event listener failed', { error: String(err) });
           }
         }
       })
       .catch((err: unknown) => log('error', 'lldb: an event could not be reported', { error: String(err) }));
+  }
+
+  /** An event with its threads named by the session's numbers. */
+  private numbered(e: BackendEvent): BackendEvent {
+    const n = this.threadNumbers;
+    switch (e.type) {
+      case 'running':
+        return e.threadId === 'all' ? e : { ...e, threadId: n.number(e.threadId) };
+      case 'stopped': {
+        const { threadId, stoppedThreads, ...rest } = e.stop;
+        return {
+          type: 'stopped',
+          stop: {
+            ...rest,
+            ...(threadId !== undefined ? { threadId: n.number(threadId) } : {}),
+            ...(stoppedThreads !== undefined
+              ? { stoppedThreads: stoppedThreads === 'all' ? 'all' : stoppedThreads.map((t) => n.number(t)) }
+              : {}),
+          },
+        };
+      }
+      case 'thread-created':
+      case 'thread-exited':
+        return { ...e, id: n.number(e.id) };
+      default:
+        return e;
+    }
+  }
+
+  /** A selector from the session (its thread numbers) in lldb-dap's ids. */
+  private inDapIds<S extends { threadId?: number }>(selector: S): S {
+    if (selector.threadId === undefined) return selector;
+    return { ...selector, threadId: this.threadNumbers.dapId(selector.threadId) };
   }
 
   private onEvent(event: DebugProtocol.Event): void {
@@ -328,7 +367,7 @@ export class LldbBackend implements DebuggerBackend {
     const level = selector.frame ?? 0;
     const [f] = await this.frames(thread, level, level, signal);
     if (!f) {
-      throw new DebuggerError('invalid_argument', `thread ${thread} has no frame ${level}`, {
+      throw new DebuggerError('invalid_argument', `thread ${this.threadNumbers.number(thread)} has no frame ${level}`, {
         fields: [selector.frame !== undefined ? 'frame' : 'thread'],
       });
     }
@@ -389,7 +428,7 @@ export class LldbBackend implements DebuggerBackend {
   }
 
   resume(action: ResumeAction, options: ResumeOptions, signal?: AbortSignal): Promise<void> {
-    return run.resume(this.context, action, options, signal);
+    return run.resume(this.context, action, this.inDapIds(options), signal);
   }
 
   interrupt(): Promise<void> {
@@ -445,15 +484,20 @@ export class LldbBackend implements DebuggerBackend {
     options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
     signal?: AbortSignal,
   ): Promise<Frame[]> {
-    return inspection.stack(this.context, options, signal);
+    return inspection.stack(this.context, this.inDapIds(options), signal);
   }
 
   stackDepth(threadId: number | undefined, max: number, signal?: AbortSignal): Promise<number> {
-    return inspection.stackDepth(this.context, threadId, max, signal);
+    return inspection.stackDepth(this.context, this.threadNumbers.dapIdOf(threadId), max, signal);
   }
 
-  threads(signal?: AbortSignal): Promise<{ threads: Thread[]; currentThreadId?: number }> {
-    return inspection.threads(this.context, signal);
+  async threads(signal?: AbortSignal): Promise<{ threads: Thread[]; currentThreadId?: number }> {
+    const got = await inspection.threads(this.context, signal);
+    const n = this.threadNumbers;
+    const threads = got.threads.map((t) => ({ ...t, id: n.number(t.id) }));
+    return got.currentThreadId === undefined
+      ? { threads }
+      : { threads, currentThreadId: n.number(got.currentThreadId) };
   }
 
   variables(
@@ -462,7 +506,7 @@ export class LldbBackend implements DebuggerBackend {
     options: { types?: boolean },
     signal?: AbortSignal,
   ): Promise<Variable[]> {
-    return inspection.variables(this.context, which, selector, options, signal);
+    return inspection.variables(this.context, which, this.inDapIds(selector), options, signal);
   }
 
   evaluate(
@@ -470,22 +514,22 @@ export class LldbBackend implements DebuggerBackend {
     selector: FrameSelector & { format?: ValueFormat },
     signal?: AbortSignal,
   ): Promise<string> {
-    return inspection.evaluate(this.context, expression, selector, signal);
+    return inspection.evaluate(this.context, expression, this.inDapIds(selector), signal);
   }
 
   assign(target: string, value: string, selector: FrameSelector, signal?: AbortSignal): Promise<string> {
-    return inspection.assign(this.context, target, value, selector, signal);
+    return inspection.assign(this.context, target, value, this.inDapIds(selector), signal);
   }
 
   registers(
     selector: FrameSelector & { names?: readonly string[]; format?: ValueFormat },
     signal?: AbortSignal,
   ): Promise<Register[]> {
-    return inspection.registers(this.context, selector, signal);
+    return inspection.registers(this.context, this.inDapIds(selector), signal);
   }
 
   stackPointer(selector: FrameSelector, signal?: AbortSignal): Promise<bigint | undefined> {
-    return inspection.stackPointer(this.context, selector, signal);
+    return inspection.stackPointer(this.context, this.inDapIds(selector), signal);
   }
 
   symbolAt(address: bigint, signal?: AbortSignal): Promise<string | undefined> {
@@ -501,7 +545,7 @@ export class LldbBackend implements DebuggerBackend {
   }
 
   disassemble(request: DisassembleRequest, signal?: AbortSignal): Promise<Disassembly> {
-    return memory.disassemble(this.context, request, signal);
+    return memory.disassemble(this.context, this.inDapIds(request), signal);
   }
 
   sourceLines(file: string, from: number, to: number, signal?: AbortSignal): Promise<SourceLine[]> {
@@ -514,7 +558,7 @@ export class LldbBackend implements DebuggerBackend {
   }
 
   command(text: string, options: CommandOptions, signal?: AbortSignal): Promise<CommandOutput> {
-    return runCommand(this.context, text, options, signal);
+    return runCommand(this.context, text, this.inDapIds(options), signal);
   }
 
   // ---- the end ----------------------------------------------------------------------------

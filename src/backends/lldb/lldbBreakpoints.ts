@@ -192,6 +192,8 @@ export class LldbBreakpoints {
         'the lldb backend sets software breakpoints only (use the gdb backend for hardware=true)',
       );
     }
+    // The session's thread number, refused here when no thread has it (before anything is set).
+    if (spec.threadId !== undefined) this.g.threadNumbers.dapId(spec.threadId);
     const entry = await this.insertAt(spec.location, {
       type: 'breakpoint',
       condition: spec.condition,
@@ -222,7 +224,11 @@ export class LldbBreakpoints {
     if (id === undefined) return;
     const verb = entry.kind === 'data' ? 'watchpoint' : 'breakpoint';
     if (bp.temporary) await this.command(`breakpoint modify --one-shot true ${id}`, signal);
-    if (bp.thread !== undefined) await this.command(`breakpoint modify --thread-id ${bp.thread} ${id}`, signal);
+    if (bp.thread !== undefined) {
+      // bp.thread is the session's number; LLDB's --thread-id takes the OS id lldb-dap names threads by.
+      const tid = this.g.threadNumbers.dapId(bp.thread);
+      await this.command(`breakpoint modify --thread-id ${tid} ${id}`, signal);
+    }
     if (!bp.enabled) await this.command(`${verb} disable ${id}`, signal);
     if (replaying && bp.ignoreCount !== undefined) {
       await this.command(`${verb} modify --ignore-count ${bp.ignoreCount} ${id}`, signal);

@@ -186,6 +186,24 @@ function startsWith(words: readonly string[], prefix: readonly string[]): boolea
   return prefix.every((w, i) => words[i] === w);
 }
 
+/**
+ * A command's arguments without the names of its options. LLDB reads a word that starts with `-`
+ * as an option (`--format`, `-c`) until a lone `--`, after which every word is an argument: an
+ * option's name is not a decrement (`memory region --all` was refused as one), while `x--` after
+ * `--` is, and an option's value stays to be checked (`-cf(x)` is `-c` with the call `f(x)`).
+ */
+export function withoutOptionNames(rest: string): string {
+  const out: string[] = [];
+  let options = true;
+  for (const word of rest.split(/\s+/)) {
+    if (options && word === '--') options = false;
+    else if (options && /^--[A-Za-z]/.test(word)) out.push(word.replace(/^--[A-Za-z][\w-]*=?/, ''));
+    else if (options && /^-[A-Za-z]/.test(word)) out.push(word.slice(2));
+    else out.push(word);
+  }
+  return out.join(' ');
+}
+
 /** Why a line is refused under `policy`, or undefined when it may run. */
 export function refusal(line: string, policy: CommandOptions['policy']): string | undefined {
   const trimmed = line.trim();
@@ -230,9 +248,16 @@ export function refusal(line: string, policy: CommandOptions['policy']): string 
     return 'writing an output file or running an object description is not reading: not under --raw read';
   }
   if (/run-target/.test(rest)) return 'dynamic types that run the target are not reading: not under --raw read';
-  if (writesProgram(rest))
+  // LLDB caps a memory read at 1024 bytes and a disassembly's range unless forced: forced, one
+  // command can make lldb-dap build hundreds of megabytes of text for one answer.
+  const memoryRead = startsWith(parsed.words ?? [], ['memory', 'read']);
+  if (/(^|\s)--force(\s|=|$)/.test(rest) || (memoryRead && /(^|\s)-[A-Za-z]*r[A-Za-z]*(\s|$)/.test(rest))) {
+    return "--force lifts LLDB's own size limit (read in pages with dbg_memory): not under --raw read";
+  }
+  const args = withoutOptionNames(rest);
+  if (writesProgram(args))
     return 'an assignment, ++ or -- in an argument would change the program: not under --raw read';
-  if (callsFunction(rest)) return 'a function call in an argument would run code in the program: not under --raw read';
+  if (callsFunction(args)) return 'a function call in an argument would run code in the program: not under --raw read';
   return undefined;
 }
 

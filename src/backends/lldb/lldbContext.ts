@@ -11,6 +11,7 @@ import type { ProgramTerminal } from '../../process/programTerminal.js';
 import type { DapTranscriptWriter } from '../../protocols/dap/dapConnection.js';
 import type { DapCommand, DapRequests } from '../../protocols/dap/dapRequests.js';
 import type { BackendEvent, FrameSelector } from '../debuggerBackend.js';
+import type { LldbThreadNumbers } from './lldbThreadNumbers.js';
 
 /** Whether hardware watchpoints fire on this machine, and what the probe saw. */
 export interface WatchpointVerdict {
@@ -126,10 +127,14 @@ export interface LldbRequestOptions {
   signal?: AbortSignal;
 }
 
-/** The channel and state the job modules work through. */
+/**
+ * The channel and state the job modules work through. Inside, threads are lldb-dap's ids; the
+ * front class turns them into the session's numbers (lldbThreadNumbers.ts) on the way out and back.
+ */
 export interface LldbContext {
   readonly options: LldbBackendOptions;
   readonly state: LldbState;
+  readonly threadNumbers: LldbThreadNumbers;
   /** One request of the spec, with the backend's deadline and the cancel of a late one. */
   request<C extends DapCommand>(
     command: C,

@@ -88,7 +88,10 @@ async function configure<T>(g: LldbContext, request: Promise<T>, timeoutMs: numb
  * pause); asking once now lets the next answer be the real list.
  */
 async function takeInitialThreads(g: LldbContext): Promise<void> {
-  await g.request('threads', undefined, { timeoutMs: 5000 }).catch(() => {});
+  const body = await g.request('threads', undefined, { timeoutMs: 5000 }).catch(() => undefined);
+  // Numbered in lldb-dap's order (LLDB's own, the main thread first), before a stop names its thread:
+  // an attach's first stop can name another thread first.
+  for (const t of body?.threads ?? []) g.threadNumbers.number(t.id);
 }
 
 function launchArguments(spec: LaunchSpec, terminal: ProgramTerminal): Record<string, unknown> {

@@ -108,6 +108,66 @@ describe('raw commands', () => {
     for (const [c, why] of cases) expect(refusal(c, 'read'), c).toMatch(why);
   });
 
+  it('read refuses every escape to a shell, a script, another command or another target, in every spelling', () => {
+    const m = '/tmp/dbg-mcp-never';
+    const cases: [string, RegExp][] = [
+      [`platform shell touch ${m}`, /^platform is not an inspection command/],
+      [`  platform   shell touch ${m}`, /^platform is not/],
+      [`pla sh touch ${m}`, /^platform is not/],
+      [`shell touch ${m}`, /^shell is not/],
+      [`script import os; os.system("touch ${m}")`, /^script is not/],
+      [`command alias zz platform shell touch ${m}`, /^command is not an inspection command/],
+      [`command regex zz 's/x/platform shell touch ${m}/'`, /^command is not/],
+      [`command source ${m}.lldb`, /^command is not/],
+      [`command script import ${m}.py`, /^command is not/],
+      ['settings set target.env-vars A=1', /^settings set is not/],
+      ['sett se target.env-vars A=1', /^settings set is not/],
+      ['settings append target.run-args x', /^settings append is not/],
+      ['process launch', /^process launch: use dbg_run/],
+      ['target create /bin/sh', /^target create: a session debugs one target/],
+      ['process attach --pid 1', /^process attach: a session debugs one target/],
+      [`expression -- (int)system("touch ${m}")`, /^expression is not.*dbg_evaluate/],
+      ['expr reads = 5', /^expression is not.*dbg_evaluate/],
+      ['p reads++', /^p is not.*dbg_evaluate/],
+      [`call system("touch ${m}")`, /^call is not.*dbg_evaluate/],
+      [`po system("touch ${m}")`, /^po is not/],
+      ['dwim-print reads = 1', /^dwim-print is not/],
+      [`breakpoint command add -o "platform shell touch ${m}" 1`, /^breakpoint command is not/],
+      [`target stop-hook add -o "platform shell touch ${m}"`, /^target stop-hook is not/],
+      [`type summary add --python-script "import os" int`, /^type summary is not/],
+      [`log enable -f ${m} lldb api`, /^log is not/],
+      [`plugin load ${m}.so`, /^plugin is not/],
+      [`session save ${m}`, /^session is not/],
+      ['thread return 0', /^thread return is not/],
+      ['thread jump --line 30', /^thread jump is not/],
+      ['process signal SIGKILL', /^process signal is not/],
+      ['c', /^c is not/],
+      ['b main', /^b is not/],
+      [`x/s (char *)system("touch ${m}")`, /function call/],
+      [`disassemble --start-address (void*)system("touch ${m}")`, /function call/],
+      ['memory read -cf(2) &reads', /function call/],
+      ['memory read -s 4 -c 1 &numbers[reads=2]', /assignment/],
+      ['frame variable -- reads--', /assignment, \+\+ or --/],
+      ['memory read -o /tmp/x &reads', /output file/],
+      ['memory read --force -c 99999999 0', /--force lifts LLDB's own size limit/],
+      ['memory read -br -c 99999999 0', /--force lifts/],
+      ['disassemble --force -s 0 -e 0xffffffff', /--force lifts/],
+    ];
+    for (const [c, why] of cases) expect(refusal(c, 'read'), c).toMatch(why);
+  });
+
+  it("read takes an option's name as an option, not as a decrement", () => {
+    for (const c of [
+      'register read --format x rip',
+      'memory region --all',
+      'fr v --format x v',
+      'memory read --size 4 --count 2 &numbers',
+      'memory read --format=x -c 4 &reads',
+    ]) {
+      expect(refusal(c, 'read'), c).toBeUndefined();
+    }
+  });
+
   it('full runs anything but what breaks the session', () => {
     for (const c of [
       'expression x = 1',
