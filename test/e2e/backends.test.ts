@@ -32,17 +32,10 @@ const BACKENDS = [
 const HANG_MS = 20_000;
 const TEST_MS = 120_000;
 
+// Built by the shared fixture build (scripts/buildFixtures.mjs) where g++ is installed.
 const cppProgram = fixture('cpp/throw');
 const haveCompiler = findOnPath(['g++']) !== undefined;
 const scratch: string[] = [];
-
-beforeAll(async () => {
-  if (!haveCompiler) return;
-  mkdirSync(fixture('cpp'), { recursive: true });
-  await run('g++', ['-g', '-O0', '-fno-omit-frame-pointer', '-Wall', '-o', cppProgram, 'throw.cpp'], {
-    cwd: join(repoRoot, 'fixtures', 'cpp'),
-  });
-}, TEST_MS);
 
 afterEach(() => {
   for (const d of scratch.splice(0)) rmSync(d, { recursive: true, force: true });
