@@ -129,6 +129,9 @@ describe.skipIf(missing !== undefined)(`Windows programs through every tool${mis
     const fed = await start(h, 'echo', { stdin: 'hello\n' });
     expect(fed.data.outcome).toMatchObject({ kind: 'exited', exit_code: 0 });
     expect(fed.data.output.text).toBe('ready\r\ngot:hello\r\nerr:5\r\n');
+    // The text answer quotes each line: a Windows line end ends a line, no \r is left escaped in it.
+    expect(fed.text).toMatch(/^\| ready\n\| got:hello\n\| err:5$/m);
+    expect(fed.text).not.toContain('\\x0d');
     const eof = await start(h, 'echo', { stdin: '' });
     expect(eof.data.outcome).toMatchObject({ kind: 'exited', exit_code: 3 });
     expect(eof.data.output.text).toBe('ready\r\neof\r\n');
