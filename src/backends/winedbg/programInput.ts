@@ -33,8 +33,9 @@ export class ProgramInput {
 
   constructor(private readonly pipe: Writable) {
     this.queue = new StdinQueue((bytes) => this.writeSome(bytes));
-    // The launcher's exit destroys its stdin stream (and closes the fd) in Node's exit handler:
-    // writeSome checks `destroyed` first, so a retry never writes to a recycled fd number.
+    // Nothing is written through the stream, but its close can still report an error: never an
+    // uncaught one. (The launcher's exit destroys the stream and closes the fd in Node's exit
+    // handler: writeSome checks `destroyed` first, so a retry never writes to a recycled fd.)
     pipe.on('error', () => {});
   }
 

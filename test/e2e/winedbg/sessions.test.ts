@@ -250,6 +250,31 @@ describe.skipIf(missing !== undefined)(`Windows programs through every tool${mis
     expect(refused.text).toMatch(/services\.exe .* is one of Wine's own processes/);
   });
 
+  it('closing a session ends what its program started, in its console and in a console of its own', {
+    timeout: 2 * START_MS,
+  }, async () => {
+    h = await winedbgServer();
+    for (const mode of ['same-console', 'new-console']) {
+      const r = await start(h, 'spawn', { args: [mode], timeout_ms: 1000, on_timeout: 'return' });
+      const id = r.data.session_id;
+      let said = r.data.output?.text ?? '';
+      // Wine starts the child in a second or two (more on a loaded machine): read at most 60 times.
+      for (let i = 0; i < 60 && !said.includes('started child'); i++) {
+        said += (await h.call('dbg_io', { session_id: id, action: 'read', wait_ms: 1000 })).data.text;
+      }
+      const child = /started child (\d+)/.exec(said)?.[1];
+      expect(child, `${mode}: ${said}`).toBeDefined();
+      // The launcher, spawn.exe and its child (a Unix session of its own with new-console).
+      const before = [...sessionProcesses(prefixDir).values()].filter((l) => /spawn\.exe/.test(l));
+      expect(
+        before.filter((l) => /spawn\.exe"? child/.test(l)),
+        `${mode}: ${before.join(' | ')}`,
+      ).toHaveLength(1);
+      await h.call('dbg_close', { session_id: id });
+      expect(leftovers(prefixDir, 'spawn.exe'), mode).toEqual([]);
+    }
+  });
+
   it('closing a session ends its program, winedbg and launcher; another session keeps running', {
     timeout: 2 * START_MS,
   }, async () => {
