@@ -162,14 +162,11 @@ describe.skipIf(missing !== undefined)(`Windows programs through every tool${mis
     expect(r.data.outcome.kind).toBe('running');
     const id = r.data.session_id;
     const chunk = `${'a'.repeat(99)}\n`.repeat(656).slice(0, 65536);
-    const order: string[] = [];
-    const write = h.call('dbg_io', { session_id: id, action: 'write', data: chunk }).then((w) => {
-      order.push('write');
-      return w;
-    });
-    const sessions = await h.call('dbg_sessions', {});
-    order.push('sessions');
-    const first = await write;
+    // Sent together: the write answers by its deadline, and the other call is answered too.
+    const [first, sessions] = await Promise.all([
+      h.call('dbg_io', { session_id: id, action: 'write', data: chunk }),
+      h.call('dbg_sessions', {}),
+    ]);
     expect(sessions.isError).toBe(false);
     expect(first.isError, first.text).toBe(false);
     expect(first.data.taken + first.data.waiting).toBe(65536);
