@@ -18,6 +18,7 @@ import { runParserBench } from './parserBench.mjs';
 import { runScaleBench } from './scaleBench.mjs';
 import { runSecurityBench } from './securityBench.mjs';
 import { runShutdownBench } from './shutdownBench.mjs';
+import { runWinedbgBench } from './winedbgBench.mjs';
 
 const BENCHES = [
   ['per-call overhead', runOverheadBench],
@@ -30,6 +31,7 @@ const BENCHES = [
   ['MI parser', runParserBench],
   ['MI linearity', runLinearityBench],
   ['shutdown', runShutdownBench],
+  ['winedbg', runWinedbgBench],
   ['issue 11 bounds', runSecurityBench],
   ['lldb', runLldbBench],
 ];

@@ -66,6 +66,15 @@ export const OPTIONS: OptionSpec[] = [
     },
   },
   {
+    flag: '--wine-prefix',
+    env: 'DBG_MCP_WINE_PREFIX',
+    value: 'DIR',
+    help: "a Wine prefix of your own for backend=winedbg, used as it is (default: the server's own, in the cache)",
+    apply: (c, raw, from) => {
+      c.winePrefix = nonEmpty(raw, from);
+    },
+  },
+  {
     flag: '--root',
     env: 'DBG_MCP_ROOT',
     value: 'DIR',

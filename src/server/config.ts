@@ -51,6 +51,8 @@ export interface ServerConfig {
   rrTraceDir: string;
   /** Processes a session may attach to (policy.ts). */
   attachPids: AttachPolicy;
+  /** A Wine prefix of the operator's own for backend=winedbg (their ~/.wine); default: the server's own, in the cache. */
+  winePrefix: string | undefined;
   /** Hosts a session may connect to as a remote target (policy.ts). */
   remoteHosts: readonly string[];
   /** Clients (by name) that may list and join the debuggers people share; stdio always may. */
@@ -76,6 +78,7 @@ export function defaultConfig(): ServerConfig {
     transcriptDir: undefined,
     rrTraceDir: rrRecorder.defaultDirectory(process.env),
     attachPids: 'own',
+    winePrefix: undefined,
     remoteHosts: DEFAULT_REMOTE_HOSTS,
     joinClients: [],
   };

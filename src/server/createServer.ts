@@ -189,6 +189,8 @@ export function sessionManagerOptions(config: ServerConfig, observer?: SessionOb
     backends: {
       paths: backendPaths(config),
       passthroughEnv: config.passthroughEnv,
+      attachPids: config.attachPids,
+      ...(config.winePrefix !== undefined ? { winePrefix: config.winePrefix } : {}),
       commandTimeoutMs: config.commandTimeoutMs,
       allowInferiorCalls: config.allowInferiorCalls,
       sourceRoots: config.roots.map((r) => {

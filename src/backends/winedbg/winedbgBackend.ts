@@ -20,7 +20,6 @@
 // let the program run free).
 
 import { randomBytes } from 'node:crypto';
-import type { Writable } from 'node:stream';
 import type { Breakpoint, Thread } from '../../model/model.js';
 import { DebuggerError } from '../../util/errors.js';
 import { log } from '../../util/log.js';
@@ -49,6 +48,7 @@ import { connectRemote, setAttached } from '../gdb/gdbTargets.js';
 import { windowsRuntime } from '../runtime/windowsRuntime.js';
 import { readPeHeader } from './peFile.js';
 import { checkProgram } from './programCheck.js';
+import { ProgramInput } from './programInput.js';
 import { proxyPeerIsOurs } from './proxyPort.js';
 import { type AttachPolicySetting, checkAttachPolicy, checkWindowsAttach } from './windowsAttach.js';
 import { catchAbort, functionStart } from './windowsBreakpoints.js';
@@ -96,8 +96,8 @@ export interface WinedbgBackendOptions {
 interface Running {
   proxy: WinedbgProxy;
   held: HeldProgram | undefined;
-  /** Set once the program's stdin pipe was closed (EOF sent). */
-  stdinEnded: boolean;
+  /** A launched program's stdin (an attached one keeps its own). */
+  input: ProgramInput | undefined;
 }
 
 export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
@@ -232,7 +232,7 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
         timeoutMs: this.options.openTimeoutMs,
         ...(signal ? { signal } : {}),
       });
-      this.current = { proxy, held, stdinEnded: false };
+      this.current = { proxy, held, input: new ProgramInput(held.stdin) };
       this.stops.reset(proxy.trace);
       await this.connect(proxy, true, signal);
       await this.inner.writeMemory(`0x${held.entry.toString(16)}`, held.originalBytes, signal);
@@ -261,7 +261,9 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
    * listens on every address, so another process could have taken it first.
    */
   private async connect(proxy: WinedbgProxy, held: boolean, signal?: AbortSignal): Promise<void> {
-    const firstStop = held ? this.nextInnerStop() : undefined;
+    // Waited for either way: the stop reader must know, while it reads it, which stop it is.
+    const firstStop = this.nextInnerStop();
+    firstStop.catch(() => {});
     if (held) this.muted = true;
     try {
       await connectRemote(this.inner.context, `localhost:${proxy.port}`, false, { ...(signal ? { signal } : {}) });
@@ -272,7 +274,7 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
           `another process took winedbg's one connection on port ${proxy.port} before GDB did`,
         );
       }
-      if (firstStop) await firstStop;
+      await firstStop;
     } finally {
       this.muted = false;
     }
@@ -313,7 +315,7 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
       (p) => !isSharedWineProcess(p.command) && sameImage(p.command, found.name),
     );
     if (image.length === 1) this.attachedUnixPid = image[0]?.pid;
-    this.current = { proxy, held: undefined, stdinEnded: false };
+    this.current = { proxy, held: undefined, input: undefined };
     this.stops.reset(proxy.trace);
     // Closing detaches: the program was running before the session and runs on after it.
     setAttached(this.inner.context, true);
@@ -382,52 +384,34 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
     const running = this.current;
     if (!running) return;
     this.current = undefined;
-    const killed = await running.proxy.close();
+    running.input?.close();
+    // The launcher first: the sweep of the session's marked processes then waits for it too.
     if (running.held) stopLauncher(running.held);
+    const killed = await running.proxy.close();
     log('debug', 'winedbg session program ended', { why, killed });
   }
 
   // ---- the program's input ------------------------------------------------------------------
 
-  private stdin(): { pipe: Writable; running: Running } {
-    const running = this.current;
-    if (!running?.held) {
+  private input(): ProgramInput {
+    const input = this.current?.input;
+    if (!input) {
       throw new DebuggerError(
         'wrong_state',
         this.attached ? 'an attached program keeps its own input' : 'the program is not running: start it first',
       );
     }
-    if (running.stdinEnded) throw new DebuggerError('wrong_state', "the program's input was closed (EOF was sent)");
-    return { pipe: running.held.stdin, running };
+    return input;
   }
 
-  override async writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport> {
-    const { pipe } = this.stdin();
-    const bytes = typeof data === 'string' ? Buffer.byteLength(data) : data.length;
-    if (pipe.write(data)) return { taken: bytes, waiting: 0 };
-    // The pipe is full (the program is not reading): wait for it to drain, up to the deadline.
-    const drained = await new Promise<boolean>((resolve) => {
-      const done = (ok: boolean): void => {
-        clearTimeout(timer);
-        pipe.off('drain', onDrain);
-        signal?.removeEventListener('abort', onAbort);
-        resolve(ok);
-      };
-      const onDrain = (): void => done(true);
-      const onAbort = (): void => done(false);
-      const timer = setTimeout(() => done(false), Math.max(0, deadline - Date.now()));
-      pipe.once('drain', onDrain);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
-    return drained ? { taken: bytes, waiting: 0 } : { taken: 0, waiting: bytes };
+  /** Never blocks (programInput.ts): answers by the deadline with what the pipe took and what waits. */
+  override writeStdin(data: string | Buffer, deadline: number, signal?: AbortSignal): Promise<StdinReport> {
+    return this.input().write(data, deadline, signal);
   }
 
-  /** End of input: the pipe is closed behind what it still holds (`waiting`, bytes not yet read). */
-  override async sendEof(): Promise<StdinReport> {
-    const { pipe, running } = this.stdin();
-    running.stdinEnded = true;
-    pipe.end();
-    return { taken: 0, waiting: pipe.writableLength };
+  /** End of input: the pipe closes behind what was written before it. */
+  override sendEof(deadline: number, signal?: AbortSignal): Promise<StdinReport> {
+    return this.input().end(deadline, signal);
   }
 
   // ---- breakpoints --------------------------------------------------------------------------

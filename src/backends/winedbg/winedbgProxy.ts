@@ -23,6 +23,7 @@ import { guardSession, releaseSession } from '../../process/orphanGuard.js';
 import { identify } from '../../process/processTree.js';
 import { signalGroup, spawnInGroup, waitForExit } from '../../process/spawnGroup.js';
 import { DebuggerError } from '../../util/errors.js';
+import { log } from '../../util/log.js';
 import { listeningSockets, waitForNewListeningPort } from './proxyPort.js';
 import { WinedbgTrace } from './winedbgTrace.js';
 import { guardEnvironment, releaseEnvironment } from './wineGuard.js';
@@ -164,8 +165,14 @@ function said(text: string): string {
 async function endSession(child: ChildProcessWithoutNullStreams, sessionId: string): Promise<number[]> {
   const pgid = child.pid;
   if (pgid !== undefined) {
-    signalGroup(pgid, 'SIGKILL');
-    await waitForExit(child, 2000);
+    // The seed's stop: TERM, then KILL after two seconds. Wine sets no SIGTERM handler, so
+    // winedbg ends at the TERM and the grace is only paid by a winedbg that is not answering.
+    signalGroup(pgid, 'SIGTERM');
+    if (!(await waitForExit(child, 2000))) {
+      log('info', 'winedbg did not end at SIGTERM: killed', { pid: pgid, session: sessionId });
+      signalGroup(pgid, 'SIGKILL');
+      await waitForExit(child, 2000);
+    }
     releaseSession(pgid);
   }
   const killed = await killWineProcesses(() => sessionProcesses(sessionId));

@@ -42,16 +42,25 @@ export function commandLine(pid: number): string {
 }
 
 /**
- * What a session may leave in the prefix and must not: a program running `image`, a winedbg gdb
- * proxy, a launcher. Wine's own processes and the server's shared Wine-dbg> prompt (a winedbg
- * with no --gdb) are the prefix's.
+ * The processes sessions own in the prefix: programs, winedbg gdb proxies, launchers (Wine's own
+ * processes and the server's shared Wine-dbg> prompt, a winedbg without --gdb, are the prefix's).
  */
+export function sessionProcesses(prefixDir: string): Map<number, string> {
+  return new Map(
+    prefixProcesses(prefixDir)
+      .filter((p) => !isSharedWineProcess(p.command))
+      .map((p) => [p.pid, commandLine(p.pid)] as const)
+      .filter(
+        ([, line]) => /\.exe\b/i.test(line) && (line.includes('--gdb') || !/winedbg\.exe|start\.exe/i.test(line)),
+      ),
+  );
+}
+
+/** What a session running `image` may leave in the prefix and must not, when it is the only one. */
 export function leftovers(prefixDir: string, image: string): string[] {
-  return prefixProcesses(prefixDir)
-    .filter((p) => !isSharedWineProcess(p.command))
-    .map((p) => ({ pid: p.pid, line: commandLine(p.pid) }))
-    .filter((p) => p.line.includes(image) || p.line.includes('--gdb') || p.line.includes('dbgmcp-launch'))
-    .map((p) => `${p.pid} ${p.line}`);
+  return [...sessionProcesses(prefixDir)]
+    .filter(([, line]) => line.includes(image) || line.includes('--gdb') || line.includes('dbgmcp-launch'))
+    .map(([pid, line]) => `${pid} ${line}`);
 }
 
 /** A Windows program started with `wine` in the server's prefix, outside any session. */

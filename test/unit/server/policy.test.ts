@@ -164,3 +164,16 @@ describe('policy settings', () => {
     expect(() => parseCommandLine([], { DBG_MCP_REMOTE_HOSTS: 'a b' })).toThrow(/DBG_MCP_REMOTE_HOSTS/);
   });
 });
+
+describe('--wine-prefix', () => {
+  it('reaches the backends only when given: the server keeps its own prefix otherwise', async () => {
+    const { sessionManagerOptions } = await import('../../../src/server/createServer.js');
+    const none = parseCommandLine([], {}).config;
+    expect(none.winePrefix).toBeUndefined();
+    expect(sessionManagerOptions(none).backends).not.toHaveProperty('winePrefix');
+    const given = parseCommandLine(['--wine-prefix', '/home/me/.wine', '--attach-pids', 'any'], {}).config;
+    expect(sessionManagerOptions(given).backends).toMatchObject({ winePrefix: '/home/me/.wine', attachPids: 'any' });
+    expect(parseCommandLine([], { DBG_MCP_WINE_PREFIX: '/w' }).config.winePrefix).toBe('/w');
+    expect(() => parseCommandLine(['--wine-prefix', ''], {})).toThrow(/--wine-prefix/);
+  });
+});
