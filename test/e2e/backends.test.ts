@@ -3,23 +3,20 @@
 // reference; LLDB runs when lldb-dap is installed and is skipped with the reason otherwise.
 // Where LLDB cannot do what GDB does (its watchpoints are hardware only), the test asks the machine
 // probe what this machine can do and checks the answer that fits, saying which one it saw.
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { probeMachineOnce } from '../../src/backends/gdb/gdbHardwareProbe.js';
 import { lldbDapCandidates } from '../../src/backends/lldb/lldbPath.js';
 import { childEnvironment } from '../../src/process/childEnvironment.js';
 import { findOnPath } from '../../src/util/which.js';
 import { lineOf } from '../helpers/markers.js';
 import { startServer } from '../helpers/mcp.js';
-import { fixture, fixturesDir, repoRoot } from '../helpers/paths.js';
+import { fixture, fixturesDir } from '../helpers/paths.js';
 import { alive, descendants, describeProcs, readProc } from '../helpers/procfs.js';
 import { RawServer } from '../helpers/rawServer.js';
 import { printed, startProcess, traceState, waitUntil } from '../helpers/targets.js';
 
-const run = promisify(execFile);
 const lldbDap = lldbDapCandidates()[0];
 const BACKENDS = [
   { backend: 'gdb', missing: findOnPath(['gdb']) === undefined ? 'gdb is not installed' : undefined },
