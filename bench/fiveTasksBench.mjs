@@ -17,10 +17,10 @@ import { formatBenchTable } from './benchTable.mjs';
 
 const RUNS = Number(process.env.FIVE_TASKS_RUNS ?? 7);
 const MAX_RATIO = 0.95;
-const STDIN = 'one\ncrash\n';
+export const STDIN = 'one\ncrash\n';
 
 /** The tasks as fiveTasks.ts runs them, with what each answer must show and gdb's commands. */
-function tasks(stdinFile) {
+export function tasks(stdinFile) {
   return [
     {
       name: 'NULL dereference',
@@ -71,7 +71,7 @@ function tasks(stdinFile) {
 }
 
 /** Pids of `pid`'s children, from /proc. */
-function childrenOf(pid) {
+export function childrenOf(pid) {
   try {
     return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
       readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),

@@ -40,7 +40,7 @@ async function dist(module) {
 }
 
 /** The lldb of the same release as the lldb-dap the backend runs (lldb-dap-22 → lldb-22). */
-function lldbBeside(lldbDap) {
+export function lldbBeside(lldbDap) {
   const sibling = lldbDap.replace(/lldb-dap(-\d+)?$/, (_, v) => `lldb${v ?? ''}`);
   return existsSync(sibling) ? sibling : 'lldb';
 }

@@ -9,6 +9,7 @@ import { formatBenchTable } from './benchTable.mjs';
 import { runColdStartBench } from './coldStartBench.mjs';
 import { runCrashTurnBench } from './crashTurnBench.mjs';
 import { runFiveTasksBench } from './fiveTasksBench.mjs';
+import { runFiveTasksLldbBench } from './fiveTasksLldbBench.mjs';
 import { runHttpLoadBench } from './httpLoadBench.mjs';
 import { runHugeDataBench } from './hugeDataBench.mjs';
 import { runLinearityBench } from './linearityBench.mjs';
@@ -34,6 +35,7 @@ const BENCHES = [
   ['winedbg', runWinedbgBench],
   ['issue 11 bounds', runSecurityBench],
   ['lldb', runLldbBench],
+  ['five tasks, LLDB', runFiveTasksLldbBench],
 ];
 
 const rows = [];
