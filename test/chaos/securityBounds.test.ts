@@ -20,7 +20,7 @@ function gdbsUnder(serverPid: number): number {
 
 describe('issue 11 bounds, repeated', () => {
   it(`a burst past the session cap, ${TRIALS} rounds: exactly the cap opens, never a gdb more`, async () => {
-    const h = await startServer(['--max-sessions', '3']);
+    const h = await startServer(['--max-sessions', '3', '--warm', '0']); // counts gdbs: no pooled one
     const serverPid = h.transport.pid as number;
     const kept = await h.call('dbg_start', { program: fixture('hello'), stop: 'main' });
     const keptId = kept.data.session_id as string;

@@ -55,7 +55,9 @@ describe('soak', () => {
   it(
     `${CYCLES} start/close cycles: processes, descriptors and memory back at the baseline`,
     async () => {
-      const h = await startServer();
+      // No warm debugger: the pool's gdb is replaced after every start, so the process list would
+      // never be the baseline's (the pool's own leaks are warmPool.test.ts's).
+      const h = await startServer(['--warm', '0']);
       // Warm-up: what the server opens once and keeps (the pty addon, libuv's signal pipe, the
       // orphan guard, V8's code for every path) belongs to the baseline, not to a leak.
       for (let i = 0; i < 5; i++) await cycle(h, -1);
@@ -128,7 +130,7 @@ describe('soak', () => {
   it(
     '8 sessions in parallel with mixed calls: every answer right, then back at the baseline',
     async () => {
-      const h = await startServer();
+      const h = await startServer(['--warm', '0']); // as above: no pooled gdb in the process list
       const rounds = Math.max(1, Math.round(chaosTrials() / 5));
       await Promise.all(WORKERS.slice(0, 2).map((w, k) => w(h, k)));
       const base = footprint(h);

@@ -4,6 +4,7 @@
 
 import { createRequire } from 'node:module';
 import { afterEach } from 'vitest';
+import { descendants } from './procfs.js';
 
 const require = createRequire(import.meta.url);
 const pty = require('@lydell/node-pty') as {
@@ -102,13 +103,23 @@ export class Person {
     return this.expect(pattern, timeoutMs);
   }
 
+  /**
+   * Ends the person's debugger and everything it started: a program LLDB runs through
+   * lldb-server outlives a SIGKILLed lldb (measured: a `spin` left running at full CPU).
+   */
   close(): void {
-    if (!this.exited) {
+    if (this.exited) return;
+    for (const p of descendants(this.pid)) {
       try {
-        this.term.kill('SIGKILL');
+        process.kill(p.pid, 'SIGKILL');
       } catch {
         // gone
       }
+    }
+    try {
+      this.term.kill('SIGKILL');
+    } catch {
+      // gone
     }
   }
 }

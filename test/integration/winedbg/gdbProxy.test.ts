@@ -239,11 +239,20 @@ describe.skipIf(missing !== undefined)(`winedbg's gdb proxy${missing ? ` (${miss
     const mark = g.records.length;
     await g.send('exec-continue');
     await g.waitRecord(mark, (r) => r.kind === 'exec' && r.class === 'running');
-    await new Promise((r) => setTimeout(r, 1500));
-    const before = g.records.length;
-    await g.send('exec-interrupt');
-    await g.stopped(before);
-    const threads = (await g.send('thread-info')).results['threads'] as Record<string, unknown>[];
+    // The workers exist once main has printed; a loaded machine may take seconds to get there,
+    // so the program is interrupted and looked at until they do (a bounded number of times).
+    let threads: Record<string, unknown>[] = [];
+    for (let round = 0; round < 20; round++) {
+      await new Promise((r) => setTimeout(r, 1500));
+      const before = g.records.length;
+      await g.send('exec-interrupt');
+      await g.stopped(before);
+      threads = (await g.send('thread-info')).results['threads'] as Record<string, unknown>[];
+      if (threads.length >= 5 && threads.some((t) => field(t, 'frame', 'func') === 'main')) break;
+      const again = g.records.length;
+      await g.send('exec-continue');
+      await g.waitRecord(again, (r) => r.kind === 'exec' && r.class === 'running');
+    }
     console.log(`threads: ${threads.map((t) => `${t['target-id']} ${field(t, 'frame', 'func')}`).join(', ')}`);
     // main, three workers, the break-in thread; Wine may add threads of its own.
     expect(threads.length).toBeGreaterThanOrEqual(5);

@@ -32,7 +32,20 @@ let shared: Promise<WinePrefix> | undefined;
 export function testPrefix(): Promise<WinePrefix> {
   shared ??= (async () => {
     const prefix = await WinePrefix.open({ cacheDir: testCacheDir });
-    const report = await prefix.prepare();
+    // The prefix is shared with the other Wine test files, whose server ends stop its wineserver:
+    // a prepare that ran into such an end (`wine cmd.exe /c exit` failing at once, seen in a full
+    // run) is tried again, twice at most, saying so.
+    let report: unknown;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        report = await prefix.prepare();
+        break;
+      } catch (e) {
+        if (attempt >= 3) throw e;
+        console.log(`wine prefix: prepare failed (${(e as Error).message}); trying again`);
+        await new Promise((r) => setTimeout(r, 2000));
+      }
+    }
     console.log(`wine prefix ${prefix.dir}: ${JSON.stringify(report)}`);
     return prefix;
   })();
