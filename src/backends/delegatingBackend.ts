@@ -28,6 +28,7 @@ import type {
   ResumeAction,
   ResumeOptions,
   SetBreakpoint,
+  StackOptions,
   StartMode,
   StdinReport,
   TargetRuntime,
@@ -89,10 +90,7 @@ export abstract class DelegatingBackend<Inner extends DebuggerBackend> implement
   listBreakpoints(signal?: AbortSignal): Promise<Breakpoint[]> {
     return this.inner.listBreakpoints(signal);
   }
-  stack(
-    options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
-    signal?: AbortSignal,
-  ): Promise<Frame[]> {
+  stack(options: StackOptions, signal?: AbortSignal): Promise<Frame[]> {
     return this.inner.stack(options, signal);
   }
   stackDepth(threadId: number | undefined, max: number, signal?: AbortSignal): Promise<number> {

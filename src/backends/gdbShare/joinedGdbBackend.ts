@@ -51,6 +51,7 @@ import type {
   SetBreakpoint,
   ShareAccess,
   ShareEntry,
+  StackOptions,
   StdinReport,
   TargetRuntime,
   TargetSpec,
@@ -447,10 +448,7 @@ export class JoinedGdbBackend implements DebuggerBackend {
 
   // ---- reading ----------------------------------------------------------------------------
 
-  stack(
-    options: { threadId?: number; from?: number; to?: number; withArgs?: boolean },
-    signal?: AbortSignal,
-  ): Promise<Frame[]> {
+  stack(options: StackOptions, signal?: AbortSignal): Promise<Frame[]> {
     return inspection.stack(this.context, options, signal);
   }
 
