@@ -219,7 +219,8 @@ async function httpRun(server, program, breakpoint) {
 
 /** The same workloads over one stdio server, one after another; only the loops are timed. */
 async function stdioRun(program, breakpoint) {
-  const server = await startServer(['--max-sessions', String(CLIENTS)]);
+  // No warm debugger: `settled` waits for no gdb under the server between clients.
+  const server = await startServer(['--max-sessions', String(CLIENTS), '--warm', '0']);
   try {
     const latencies = [];
     const errors = [];
@@ -295,7 +296,7 @@ export async function runHttpLoadBench() {
   await buildFixtures();
   const program = fixture('counter');
   const breakpoint = markerLocation('counter.c', 'loop');
-  const server = await startHttpServer(['--max-sessions', String(CLIENTS)]);
+  const server = await startHttpServer(['--max-sessions', String(CLIENTS), '--warm', '0']);
   const plain = [];
   const beside = [];
   const rss = [];

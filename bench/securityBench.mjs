@@ -110,7 +110,8 @@ function gdbsUnder(pid) {
 }
 
 async function burstRow() {
-  const server = await startServer(['--max-sessions', '2']);
+  // No warm debugger: the row counts the gdbs under the server, and a pooled one is no session's.
+  const server = await startServer(['--max-sessions', '2', '--warm', '0']);
   try {
     let most = 0;
     let sampling = true;
