@@ -68,6 +68,7 @@ import { noteSources } from '../gdb/gdbSource.js';
 import { glibcRuntime } from '../runtime/glibcRuntime.js';
 import { writingOperator } from '../shares/expressionEffects.js';
 import { directoryDistrust, ownUid } from '../shares/shareFiles.js';
+import { theirTerminal } from '../shares/theirTerminal.js';
 import type { JoinHello, JoinReply } from './gdbShareHolder.js';
 import { allowControlHint, gdbShareRefusal } from './gdbSharePolicy.js';
 
@@ -399,15 +400,11 @@ export class JoinedGdbBackend implements DebuggerBackend {
   }
 
   writeStdin(): Promise<StdinReport> {
-    return Promise.reject(
-      new DebuggerError('wrong_state', "the program's terminal is the person's, not this session's"),
-    );
+    return theirTerminal();
   }
 
   sendEof(): Promise<StdinReport> {
-    return Promise.reject(
-      new DebuggerError('wrong_state', "the program's terminal is the person's, not this session's"),
-    );
+    return theirTerminal();
   }
 
   // ---- breakpoints: the agent's own, with control ------------------------------------------

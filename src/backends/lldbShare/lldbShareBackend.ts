@@ -46,6 +46,7 @@ import { glibcRuntime } from '../runtime/glibcRuntime.js';
 import { writingOperator } from '../shares/expressionEffects.js';
 import { tellPerson } from '../shares/personTerminal.js';
 import { processAlive } from '../shares/shareFiles.js';
+import { theirTerminal } from '../shares/theirTerminal.js';
 import { LldbMcpClient } from './lldbMcpClient.js';
 import { LldbShareChannel, SYSTEM_LIBRARY } from './lldbShareChannel.js';
 import { canonicalLldbCommand, lldbShareRefusal } from './lldbSharePolicy.js';
@@ -218,14 +219,10 @@ export class LldbShareBackend implements DebuggerBackend {
     return Promise.reject(readOnly('kill the program', this.share.owner));
   }
   writeStdin(): Promise<StdinReport> {
-    return Promise.reject(
-      new DebuggerError('wrong_state', "the program's terminal is the person's, not this session's"),
-    );
+    return theirTerminal();
   }
   sendEof(): Promise<StdinReport> {
-    return Promise.reject(
-      new DebuggerError('wrong_state', "the program's terminal is the person's, not this session's"),
-    );
+    return theirTerminal();
   }
   insertBreakpoint(): Promise<SetBreakpoint> {
     return Promise.reject(readOnly('set a breakpoint', this.share.owner));
