@@ -22,6 +22,13 @@ import { type Offer, SessionOwners, STDIO_CLIENT } from './sessionOwners.js';
 import { StartRequests } from './startRequests.js';
 import type { SessionTarget } from './targetRules.js';
 
+/** A pooled debugger died as the session opened on it: the open may be tried again on a fresh one. */
+class PooledDebuggerDied extends Error {
+  constructor(readonly error: unknown) {
+    super('the pooled debugger died');
+  }
+}
+
 export interface SessionManagerOptions {
   /** Most sessions open at once. */
   maxSessions?: number;
@@ -200,7 +207,34 @@ export class SessionManager {
   async open(kind: BackendKind, target: TargetSpec, request: OpenRequest): Promise<OpenedSession> {
     const client = request.client ?? STDIO_CLIENT;
     const release = this.reserve(client);
+    try {
+      return await this.openOnce(kind, target, request, client, release, this.pool);
+    } catch (e) {
+      if (!(e instanceof PooledDebuggerDied) || request.signal?.aborted)
+        throw e instanceof PooledDebuggerDied ? e.error : e;
+      // A ready debugger died between the pool's check and the open (killed from outside): the
+      // session starts again on a debugger of its own, once; nothing of the program had started.
+      log('info', 'the pooled debugger died as its session opened; starting a fresh one', { kind });
+      const again = this.reserve(client);
+      return this.openOnce(kind, target, request, client, again, undefined).catch((e2: unknown) => {
+        throw e2 instanceof PooledDebuggerDied ? e2.error : e2;
+      });
+    } finally {
+      release();
+    }
+  }
+
+  private async openOnce(
+    kind: BackendKind,
+    target: TargetSpec,
+    request: OpenRequest,
+    client: string,
+    release: () => void,
+    pool: DebuggerPool | undefined,
+  ): Promise<OpenedSession> {
     let session: Session | undefined;
+    let backend: DebuggerBackend | undefined;
+    let diedEarly = false;
     try {
       const id = randomBytes(4).toString('hex');
       const transcript = this.openTranscript(id);
@@ -214,19 +248,22 @@ export class SessionManager {
           ? { transcript: (dir, line) => transcript.write(`${dir === 'send' ? '>' : '<'} ${line}\n`) }
           : {}),
       };
-      const backend = await (request.backend
+      const started = await (request.backend
         ? request.backend(options)
-        : createBackend(kind, options, target, this.pool)
+        : createBackend(kind, options, target, pool)
       ).catch((e: unknown) => {
         transcript?.end();
         throw e;
       });
-      if (transcript) backend.subscribe((e) => e.type === 'died' && transcript.end());
-      const opened = new Session(id, backend, sessionTarget(target));
+      backend = started;
+      if (transcript) started.subscribe((e) => e.type === 'died' && transcript.end());
+      const opened = new Session(id, started, sessionTarget(target));
       session = opened;
       // gdb reports `died` on an orderly close too: only a death nobody asked for counts.
-      backend.subscribe((e) => {
-        if (e.type === 'died' && !opened.closed) this.options.observer?.debuggerDied(backend.info.kind);
+      started.subscribe((e) => {
+        if (e.type !== 'died' || opened.closed) return;
+        diedEarly = true;
+        this.options.observer?.debuggerDied(started.info.kind);
       });
       this.sessions.set(id, opened);
       this.owners.assign(id, client);
@@ -236,6 +273,7 @@ export class SessionManager {
     } catch (e) {
       release();
       if (session) await this.close(session.id, 'the target did not open');
+      if (diedEarly && backend && pool?.diedAfterTake(backend)) throw new PooledDebuggerDied(e);
       throw e;
     }
   }

@@ -61,6 +61,23 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
     expect(replacement).not.toBe(pooled);
   });
 
+  it('a pooled gdb that dies after it was handed out: the session opens on a fresh gdb', async () => {
+    const h = await startInProcess();
+    await startHello(h);
+    const pooled = await pooledGdb(h);
+    // Stopped, the pooled gdb passes the liveness check and is handed out, then answers nothing;
+    // killed once taken, it dies in the middle of its session's open.
+    process.kill(pooled, 'SIGSTOP');
+    const before = h.created.sessions.poolStats();
+    const second = startHello(h);
+    await until(() => h.created.sessions.poolStats().taken > before.taken, 'the stopped gdb to be handed out', HANG_MS);
+    killQuietly(pooled);
+    const { debuggerPid } = await second;
+    expect(debuggerPid).not.toBe(pooled);
+    expect(alive(debuggerPid)).toBe(true);
+    expect(h.created.sessions.poolStats().discarded, 'the dead one was counted').toBe(before.discarded + 1);
+  });
+
   it('--warm 0 starts no debugger ahead of a session', async () => {
     const h = await startInProcess(['--warm', '0']);
     const first = await startHello(h);

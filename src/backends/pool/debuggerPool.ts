@@ -74,6 +74,8 @@ export class DebuggerPool {
   private readonly starting = new Map<BackendKind, number>();
   private readonly lastUsed = new Map<BackendKind, number>();
   private readonly counts = { prepared: 0, taken: 0, discarded: 0, retired: 0 };
+  /** The debuggers handed to sessions, so a session can tell a pooled one from its own. */
+  private readonly handedOut = new WeakSet<DebuggerBackend>();
   private readonly recentMs: number;
   private readonly reaper: NodeJS.Timeout | undefined;
   private closed = false;
@@ -116,12 +118,25 @@ export class DebuggerPool {
     setImmediate(() => this.fill(kind));
     if (!taken) return undefined;
     this.counts.taken++;
+    this.handedOut.add(taken.backend);
     taken.binding.onSweep = binding.onSweep;
     if (binding.transcript) {
       for (const [direction, line] of taken.early.splice(0)) binding.transcript(direction, line);
       taken.binding.transcript = binding.transcript;
     }
     return taken.backend;
+  }
+
+  /**
+   * A debugger this pool handed out died before its session's target opened (it was killed while
+   * ready, and the kill landed after the liveness check): counted as discarded. Answers whether
+   * `backend` came from this pool, so the session may start again on a fresh one.
+   */
+  diedAfterTake(backend: DebuggerBackend): boolean {
+    if (!this.handedOut.has(backend)) return false;
+    this.handedOut.delete(backend);
+    this.counts.discarded++;
+    return true;
   }
 
   stats(): PoolStats {
