@@ -16,6 +16,7 @@ import type {
 import type { OutputChunk } from '../process/outputRing.js';
 import type { StackEntry, ThreadEntry, ViewData, ViewOutcome } from '../session/evidence.js';
 import type { RunOutcome, Session } from '../session/session.js';
+import { withoutUndefined } from '../util/objects.js';
 import type {
   BreakpointWire,
   ExceptionWire,
@@ -40,9 +41,7 @@ export type Wire = Record<string, unknown>;
 
 /** Drops undefined fields (JSON would too, but answers are measured before serialising). */
 export function compact<T extends object>(o: T): T {
-  const r = o as Record<string, unknown>;
-  for (const k of Object.keys(r)) if (r[k] === undefined) delete r[k];
-  return o;
+  return withoutUndefined(o);
 }
 
 export function variableWire(v: Variable): VariableWire {
