@@ -120,17 +120,9 @@ describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
       const fresh = await h.call('dbg_evaluate', { session_id: id, expressions: ['v'], stop_id: first + 1 });
       expect(fresh.data.results[0]).toMatchObject({ expression: 'v', value: '5' });
       // A breakpoint for one thread takes the session's thread number; one no thread has is refused.
-      if (backend === 'lldb') {
-        // (The gdb backend sets it, for no thread: reported to its owner.)
-        const nobody = await h.call('dbg_breakpoints', {
-          session_id: id,
-          action: 'set',
-          location: 'peek',
-          thread: 7,
-        });
-        expect(nobody).toMatchObject({ isError: true, code: 'invalid_argument' });
-        expect(nobody.text).toMatch(/there is no thread 7/);
-      }
+      const nobody = await h.call('dbg_breakpoints', { session_id: id, action: 'set', location: 'peek', thread: 7 });
+      expect(nobody).toMatchObject({ isError: true, code: 'invalid_argument' });
+      expect(nobody.text).toMatch(/there is no thread 7/);
       const mine = await h.call('dbg_breakpoints', { session_id: id, action: 'set', location: 'peek', thread: 1 });
       expect(mine.isError, mine.text).toBe(false);
       expect(mine.data.breakpoint.thread).toBe(1);

@@ -48,6 +48,16 @@ describe('dbg_breakpoints: breakpoints', () => {
     expect(set.data.breakpoint).toMatchObject({ type: 'breakpoint', thread: 1, function: 'square' });
     const hit = await run('continue');
     expect(hit.data.outcome).toMatchObject({ breakpoint: set.data.breakpoint.number, frame: { function: 'square' } });
+    // GDB/MI would take a thread that does not exist, and the breakpoint would never stop.
+    const none = await bp({ action: 'set', location: 'square', thread: 7 });
+    expect(none).toMatchObject({ isError: true, code: 'invalid_argument' });
+    expect(none.data.error.message).toMatch(/there is no thread 7 \(the program's threads are 1;/);
+    const listed = (await bp({ action: 'list' })).data.breakpoints as { thread?: number }[];
+    expect(listed.length, 'the table is not empty').toBeGreaterThan(0);
+    expect(
+      listed.filter((b) => b.thread === 7),
+      'nothing was set',
+    ).toEqual([]);
   });
 
   it('hardware breakpoints, once the program runs; where they never fire, set with a warning', async (ctx) => {

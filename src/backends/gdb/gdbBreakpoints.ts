@@ -14,6 +14,7 @@ import {
   catchLibrary,
 } from '../../protocols/mi/commands/breakpoint.js';
 import { dataEvaluateExpression } from '../../protocols/mi/commands/data.js';
+import { threadInfo } from '../../protocols/mi/commands/target.js';
 import { assertSingleLine } from '../../protocols/mi/miCommand.js';
 import type { MiCommandResult } from '../../protocols/mi/miConnection.js';
 import { DebuggerError } from '../../util/errors.js';
@@ -22,7 +23,13 @@ import type { GdbContext } from './gdbContext.js';
 import { explainBreakpointFailure } from './gdbErrors.js';
 import { prepareHardware } from './gdbHardwareChoice.js';
 import { gdbLocation } from './gdbLocation.js';
-import { narrowBreakpointResult, narrowBreakpointTable, narrowValue, narrowWatchNumber } from './gdbNarrow.js';
+import {
+  narrowBreakpointResult,
+  narrowBreakpointTable,
+  narrowThreads,
+  narrowValue,
+  narrowWatchNumber,
+} from './gdbNarrow.js';
 
 export async function listBreakpoints(g: GdbContext, signal?: AbortSignal): Promise<Breakpoint[]> {
   return narrowBreakpointTable((await breakList(g.mi, { signal })).results);
@@ -54,9 +61,25 @@ export async function insertBreakpoint(
   }
 }
 
+/**
+ * GDB/MI takes `-break-insert -p N` for a thread that does not exist (the CLI refuses it) and the
+ * breakpoint then never stops: refused here as the LLDB backend refuses it, naming the threads.
+ */
+async function requireThread(g: GdbContext, threadId: number, signal?: AbortSignal): Promise<void> {
+  const { threads } = narrowThreads((await threadInfo(g.mi, { signal })).results);
+  if (threads.some((t) => t.id === threadId)) return;
+  const known = threads.length === 0 ? 'none yet: run the program first' : threads.map((t) => t.id).join(', ');
+  throw new DebuggerError(
+    'invalid_argument',
+    `there is no thread ${threadId} (the program's threads are ${known}; dbg_inspect view=threads lists them)`,
+    { fields: ['thread'] },
+  );
+}
+
 async function insert(g: GdbContext, spec: BreakpointSpec, signal?: AbortSignal): Promise<Breakpoint> {
   switch (spec.kind) {
     case 'breakpoint': {
+      if (spec.threadId !== undefined) await requireThread(g, spec.threadId, signal);
       const r = await breakInsert(
         g.mi,
         {
