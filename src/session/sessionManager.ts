@@ -92,9 +92,13 @@ function sessionTarget(target: TargetSpec): SessionTarget {
     case 'replay':
       return { kind: 'replay', program, args: [], trace: target.trace };
     case 'joined':
-      // A person's session: like an attached process, it was not started here and is never
-      // killed from here (the backend refuses to), whatever it is called in the listing.
-      return { kind: 'attach', program: target.share.program ?? '', args: [], pid: target.share.pid ?? 0 };
+      // A person's session: not started here and never killed from here (the backend refuses to).
+      return {
+        kind: 'joined',
+        program: target.share.program ?? '',
+        args: [],
+        ...(target.share.pid !== undefined && target.share.pid > 0 ? { pid: target.share.pid } : {}),
+      };
   }
 }
 

@@ -16,6 +16,8 @@ export type SessionTarget = { program: string; args: readonly string[]; remote?:
   | { kind: 'remote' }
   /** A recording, replayed: runs forwards and backwards, deterministically. */
   | { kind: 'replay'; trace: string }
+  /** A person's own debugger, joined: their program, never started nor killed from here. */
+  | { kind: 'joined'; pid?: number }
 );
 
 /** Run actions a target cannot take, with what to do instead. */
@@ -25,6 +27,13 @@ export function refusedRun(target: SessionTarget, action: RunAction): DebuggerEr
       'wrong_state',
       `cannot ${action}: a core file is the memory of a process that is gone, nothing runs; read it with dbg_inspect, dbg_evaluate or dbg_memory, or dbg_start the program to run it`,
       { state: 'core' },
+    );
+  }
+  if ((action === 'run' || action === 'restart') && target.kind === 'joined') {
+    return new DebuggerError(
+      'wrong_state',
+      `cannot ${action}: this is a person's own debugger session, and their program is theirs to start again; ask them, or dbg_start the program in a session of your own`,
+      { state: target.kind },
     );
   }
   if ((action === 'run' || action === 'restart') && (target.kind === 'attach' || target.kind === 'remote')) {

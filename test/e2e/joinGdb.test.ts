@@ -182,6 +182,10 @@ describe('joining a shared gdb', () => {
     const next = await server.call('dbg_run', { session_id: session, action: 'continue' });
     expect(next.data.outcome).toMatchObject({ kind: 'stopped', reason: 'breakpoint-hit' });
     expect(next.text).toMatch(/square \(v=1\)/);
+    // Control is to go on, not to start their program again.
+    const again = await server.call('dbg_run', { session_id: session, action: 'run' });
+    expect(again).toMatchObject({ isError: true, code: 'wrong_state' });
+    expect(again.text).toMatch(/cannot run: this is a person's own debugger session/);
     // The person's breakpoint is theirs: the agent may not delete it.
     const del = await server.call('dbg_breakpoints', { session_id: session, action: 'delete', numbers: ['1'] });
     expect(del.isError).toBe(true);

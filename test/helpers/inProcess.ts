@@ -53,13 +53,14 @@ async function shutDown(h: InProcessHarness): Promise<string[]> {
   // What the sessions hold, asked through the tool an agent would use.
   const listed = await h
     .call('dbg_sessions', {})
-    .then((r) => (r.data.sessions ?? []) as { id: string; debugger_pid?: number; pids?: number[] }[])
+    .then((r) => (r.data.sessions ?? []) as { id: string; debugger_pid?: number; pids?: number[]; joined?: string }[])
     .catch(() => []);
   await h.client.close().catch(() => {});
   await h.created.shutdown();
   const left: string[] = [];
   if (h.created.sessions.size !== 0) left.push(`${h.created.sessions.size} session(s) still open`);
-  for (const s of listed) {
+  // A person's debugger joined, and their program, are theirs: closing leaves them running.
+  for (const s of listed.filter((l) => l.joined === undefined)) {
     for (const pid of [s.debugger_pid, ...(s.pids ?? [])]) {
       if (pid !== undefined && alive(pid)) left.push(`pid ${pid} of session ${s.id}`);
     }

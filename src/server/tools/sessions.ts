@@ -37,7 +37,7 @@ export function targetWire(target: Session['target']): Wire | undefined {
   return compact({
     kind: target.kind,
     core: target.kind === 'core' ? target.core : undefined,
-    pid: target.kind === 'attach' ? target.pid : undefined,
+    pid: target.kind === 'attach' || target.kind === 'joined' ? target.pid : undefined,
     remote: target.remote,
   });
 }
@@ -45,13 +45,6 @@ export function targetWire(target: Session['target']): Wire | undefined {
 /** Pids of the processes debugged; none for a core (its pid names a process that is gone). */
 function livePids(session: Session): number[] {
   return session.target.kind === 'core' ? [] : [...session.snapshot.inferiors.values()];
-}
-
-/** A person's debugger joined is listed as such, not as the attach it resembles underneath. */
-function entryTarget(session: Session): Wire | undefined {
-  const t = session.target;
-  if (session.capabilities.access === undefined) return targetWire(t);
-  return compact({ kind: 'joined', pid: t.kind === 'attach' && t.pid > 0 ? t.pid : undefined });
 }
 
 function targetText(target: Session['target']): string {
@@ -75,7 +68,7 @@ export function sessionEntry(session: Session, now = Date.now()): Wire {
     backend: session.debugger.kind,
     program: session.target.program,
     args: session.target.args,
-    target: entryTarget(session),
+    target: targetWire(session.target),
     state: snap.state.phase,
     stop_id: snap.stopId,
     summary: whereNow(session),
