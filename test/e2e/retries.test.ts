@@ -212,7 +212,6 @@ describe('operations', { timeout: 120_000 }, () => {
 
       // A run whose caller went away (a cancel, a dropped connection): its id was in the progress
       // notes; the program was interrupted, and the end waits to be read.
-      const runsBefore = loggedCalls(server, 'dbg_run');
       const messages = await cancelWhileRunning(c, 'dbg_run', {
         session_id: spin,
         action: 'continue',
@@ -220,7 +219,18 @@ describe('operations', { timeout: 120_000 }, () => {
       });
       const lost = /\(operation ([0-9a-f]{6})\)$/.exec(messages.find((m) => /^running for/.test(m)) ?? '')?.[1];
       expect(lost, messages.join(' | ')).toMatch(/^[0-9a-f]{6}$/);
-      await callsLogged(server, 'dbg_run', runsBefore + 1);
+      // This call's own log line (the line of the call before may come later than its answer).
+      await until(
+        () =>
+          server.logs.some(
+            (l) =>
+              l.message === 'tool call' &&
+              l.tool === 'dbg_run' &&
+              (l.arguments as { timeout_ms?: number } | undefined)?.timeout_ms === 120_000,
+          ),
+        'the cancelled dbg_run to end',
+        60_000,
+      );
       expect((await call(c, 'dbg_sessions', {})).data.sessions[0].operations).toEqual([
         { id: lost, action: 'continue', state: 'done' },
       ]);
