@@ -39,15 +39,33 @@ async function main(): Promise<void> {
     });
     const gdb = await ProxyGdb.start({ windowsPid: h.windowsPid }, windowsFixture('spawn'), sessionId);
     await gdb.send('data-write-memory-bytes', [`0x${h.entry.toString(16)}`, h.originalBytes]);
+    let mark = gdb.records.length;
     await gdb.send('exec-continue');
     const started = Date.now();
-    while (
-      !terminal.output
-        .read(0, 1 << 16)
-        .data.toString()
-        .includes('started child')
-    ) {
-      if (Date.now() - started > 60_000) throw new Error(`spawn.exe ${mode} did not start its child`);
+    const stops: string[] = [];
+    const printed = () => terminal.output.read(0, 1 << 16).data.toString();
+    while (!printed().includes('started child')) {
+      // The attach's own break-in can land after the continue on a busy machine (a new thread in
+      // DbgUiRemoteBreakin): such a stop is resumed, a few times at most, and named if it fails.
+      const stop = gdb.records
+        .slice(mark)
+        .find(
+          (r) =>
+            r.kind === 'exec' &&
+            'results' in r &&
+            r.class === 'stopped' &&
+            !/^exited/.test(String(r.results['reason'] ?? '')),
+        );
+      if (stop && stops.length < 5) {
+        stops.push(JSON.stringify(stop).slice(0, 300));
+        mark = gdb.records.length;
+        await gdb.send('exec-continue');
+      }
+      if (Date.now() - started > 60_000) {
+        throw new Error(
+          `spawn.exe ${mode} did not start its child; stops: ${stops.join(' | ') || 'none'}; it printed: ${JSON.stringify(printed().slice(-500))}`,
+        );
+      }
       await new Promise((r) => setTimeout(r, 20));
     }
     held.push({ h, gdb, terminal, sessionId });
