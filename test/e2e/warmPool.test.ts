@@ -3,6 +3,7 @@
 // starts none; and however the server ends, no pooled gdb outlives it. The in-process harness
 // checks after each test that no gdb it started is left (pooled ones included).
 import { describe, expect, it } from 'vitest';
+import { findLldbDap } from '../../src/backends/lldb/lldbPath.js';
 import { startInProcess } from '../helpers/inProcess.js';
 import { startServer } from '../helpers/mcp.js';
 import { HANG_MS, HANG_TEST_MS } from '../helpers/outcomes.js';
@@ -12,8 +13,11 @@ import { alive, descendants, killQuietly, until } from '../helpers/procfs.js';
 type Caller = Awaited<ReturnType<typeof startInProcess>>;
 
 /** A session stopped at main of hello; answers its id and its debugger's pid. */
-async function startHello(h: Pick<Caller, 'call'>): Promise<{ id: string; debuggerPid: number }> {
-  const r = await h.call('dbg_start', { program: fixture('hello'), stop: 'main' }, { timeoutMs: HANG_MS });
+async function startHello(
+  h: Pick<Caller, 'call'>,
+  backend: 'gdb' | 'lldb' = 'gdb',
+): Promise<{ id: string; debuggerPid: number }> {
+  const r = await h.call('dbg_start', { program: fixture('hello'), stop: 'main', backend }, { timeoutMs: HANG_MS });
   expect(r.isError, r.text).toBe(false);
   expect(r.data.session.state).toBe('stopped');
   const id = r.data.session_id as string;
@@ -23,10 +27,10 @@ async function startHello(h: Pick<Caller, 'call'>): Promise<{ id: string; debugg
   return { id, debuggerPid: mine?.debugger_pid as number };
 }
 
-/** Waits until the pool of `h` holds a ready gdb; answers its pid. */
-async function pooledGdb(h: Caller): Promise<number> {
+/** Waits until the pool of `h` holds a ready debugger of `kind` (gdb: the only kind there); answers its pid. */
+async function pooledGdb(h: Caller, kind: 'gdb' | 'lldb' = 'gdb'): Promise<number> {
   const sessions = h.created.sessions;
-  await until(() => (sessions.poolStats().ready.gdb ?? 0) >= 1, 'a pooled gdb to be ready', HANG_MS);
+  await until(() => (sessions.poolStats().ready[kind] ?? 0) >= 1, `a pooled ${kind} to be ready`, HANG_MS);
   const [pid] = sessions.pooledPids();
   expect(pid).toBeTypeOf('number');
   return pid as number;
@@ -47,6 +51,25 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
     const next = await pooledGdb(h);
     expect(next).not.toBe(pooled);
   });
+
+  it.skipIf(findLldbDap() === undefined)(
+    'LLDB too: a second dbg_start takes the lldb-dap the pool started and initialized after the first',
+    async () => {
+      const h = await startInProcess();
+      const first = await startHello(h, 'lldb');
+      const pooled = await pooledGdb(h, 'lldb');
+      expect(pooled).not.toBe(first.debuggerPid);
+      await h.call('dbg_close', { session_id: first.id });
+      const second = await startHello(h, 'lldb');
+      expect(second.debuggerPid, 'the second session runs on the pooled lldb-dap').toBe(pooled);
+      expect(h.created.sessions.poolStats()).toMatchObject({ taken: 1 });
+      // The pooled adapter serves the session in full: a breakpoint, a run, a read.
+      const bp = await h.call('dbg_breakpoints', { session_id: second.id, action: 'set', location: 'add' });
+      expect(bp.isError, bp.text).toBe(false);
+      const ran = await h.call('dbg_run', { session_id: second.id, action: 'continue' });
+      expect(ran.data.outcome, ran.text).toMatchObject({ kind: 'stopped', reason: 'breakpoint-hit' });
+    },
+  );
 
   it('a pooled gdb that was killed is not handed out, and is replaced', async () => {
     const h = await startInProcess();
