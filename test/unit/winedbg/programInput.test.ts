@@ -21,7 +21,8 @@ function output(c: ChildProcess): Promise<string> {
     c.stdout?.on('data', (d: Buffer) => {
       text += d.toString();
     });
-    c.once('exit', () => resolve(text));
+    // 'close', not 'exit': the process may exit before its last output is read.
+    c.once('close', () => resolve(text));
   });
 }
 
