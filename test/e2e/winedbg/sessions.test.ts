@@ -256,10 +256,13 @@ describe.skipIf(missing !== undefined)(`Windows programs through every tool${mis
       const id = r.data.session_id;
       let said = r.data.output?.text ?? '';
       // Wine starts the child in a second or two (more on a loaded machine): read at most 60 times.
-      for (let i = 0; i < 60 && !said.includes('started child'); i++) {
+      // In one console the child's "child N" line can land inside the parent's "started child N"
+      // (seen: "started chilchild 640\nd 640"): either line names the child.
+      const CHILD = /child (\d+)/;
+      for (let i = 0; i < 60 && !CHILD.test(said); i++) {
         said += (await h.call('dbg_io', { session_id: id, action: 'read', wait_ms: 1000 })).data.text;
       }
-      const child = /started child (\d+)/.exec(said)?.[1];
+      const child = CHILD.exec(said)?.[1];
       expect(child, `${mode}: ${said}`).toBeDefined();
       // The launcher, spawn.exe and its child (a Unix session of its own with new-console).
       const before = [...sessionProcesses(prefixDir).values()].filter((l) => /spawn\.exe/.test(l));

@@ -44,7 +44,9 @@ async function main(): Promise<void> {
     const started = Date.now();
     const stops: string[] = [];
     const printed = () => terminal.output.read(0, 1 << 16).data.toString();
-    while (!printed().includes('started child')) {
+    // "child N" (the child's line, or the parent's "started child N"; in one console the two
+    // can interleave mid-line).
+    while (!/child \d+/.test(printed())) {
       // The attach's own break-in can land after the continue on a busy machine (a new thread in
       // DbgUiRemoteBreakin): such a stop is resumed, a few times at most, and named if it fails.
       const stop = gdb.records
