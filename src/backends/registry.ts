@@ -94,15 +94,22 @@ function invalid(field: string, message: string): DebuggerError {
   return new DebuggerError('invalid_argument', `${field}: ${message}`, { field });
 }
 
-function gdbOptions(options: BackendOptions, gdbPath: string) {
+/** The settings every debugger process of the server gets, whichever its kind. */
+function processOptions(options: BackendOptions) {
   return {
-    gdbPath,
     env: childEnvironment(process.env, options.passthroughEnv),
     ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
     ...(options.allowInferiorCalls !== undefined ? { allowInferiorCalls: options.allowInferiorCalls } : {}),
     ...(options.outputCapacity !== undefined ? { outputCapacity: options.outputCapacity } : {}),
     ...(options.sourceRoots ? { sourceRoots: options.sourceRoots } : {}),
     ...(options.transcript ? { transcript: options.transcript } : {}),
+  };
+}
+
+function gdbOptions(options: BackendOptions, gdbPath: string) {
+  return {
+    gdbPath,
+    ...processOptions(options),
     ...(options.onSweep ? { onSweep: options.onSweep } : {}),
   };
 }
@@ -177,12 +184,7 @@ function lldbOptions(options: BackendOptions): LldbBackendOptions {
   }
   return {
     lldbDapPath: path,
-    env: childEnvironment(process.env, options.passthroughEnv),
-    ...(options.commandTimeoutMs !== undefined ? { commandTimeoutMs: options.commandTimeoutMs } : {}),
-    ...(options.allowInferiorCalls !== undefined ? { allowInferiorCalls: options.allowInferiorCalls } : {}),
-    ...(options.outputCapacity !== undefined ? { outputCapacity: options.outputCapacity } : {}),
-    ...(options.sourceRoots ? { sourceRoots: options.sourceRoots } : {}),
-    ...(options.transcript ? { transcript: options.transcript } : {}),
+    ...processOptions(options),
     ...(options.openTimeoutMs !== undefined ? { startTimeoutMs: Math.max(options.openTimeoutMs, LLDB_START_MS) } : {}),
     watchpointProbe: watchpointProbe(options),
   };
