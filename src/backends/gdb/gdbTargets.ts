@@ -350,6 +350,10 @@ export async function connectRemote(
 ): Promise<void> {
   // GDB's own retry waits tcp connect-timeout (15 s) and then says only "Connection timed out".
   await gdbSet(g.mi, 'tcp auto-retry off', { signal: options.signal });
+  // GDB resends a packet the stub has not answered within remotetimeout (2 s by default); a stub
+  // slowed by a busy machine then answers both, and the handshake reads the wrong reply
+  // ("Remote replied unexpectedly to 'vMustReplyEmpty'": seen with winedbg under load).
+  await gdbSet(g.mi, 'remotetimeout 20', { signal: options.signal });
   const started = Date.now();
   const deadline = started + (options.retryMs ?? CONNECT_RETRY_MS);
   const kind = extended ? 'extended-remote' : 'remote';

@@ -97,7 +97,14 @@ export class ProxyGdb {
     gdb.stdout.on('end', () => self.mi.receiveEnd());
     gdb.on('exit', () => self.mi.fail('gdb exited'));
     gdb.stderr.resume();
-    for (const setting of ['pagination off', 'confirm off', 'auto-load off', 'debuginfod enabled off']) {
+    // remotetimeout as the backend sets it (gdbTargets.ts connectRemote): no resent packets under load.
+    for (const setting of [
+      'pagination off',
+      'confirm off',
+      'auto-load off',
+      'debuginfod enabled off',
+      'remotetimeout 20',
+    ]) {
       await self.mi.send('gdb-set', { raw: setting });
     }
     await self.mi.send('gdb-set', { raw: 'mi-async on' });
