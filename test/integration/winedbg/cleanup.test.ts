@@ -107,6 +107,9 @@ describe.skipIf(missing !== undefined)(`nothing of Wine outlives the server${mis
         30_000,
       );
       console.log(`after SIGKILL, everything gone in ${ms} ms`);
+      // The guards see the holder's pipe close while its exit is still under way (the kernel
+      // closes its files first): wait for the exit itself before reading the lease.
+      if (child.exitCode === null && child.signalCode === null) await new Promise((r) => child.once('exit', r));
       // The lease names a dead owner: the next server takes the slot over.
       const owner = lockOwner(`${ready.prefix}.lease`);
       expect(owner === undefined || !ownerAlive(owner)).toBe(true);
