@@ -113,56 +113,68 @@ function gdbBatch({ argv, commands, interruptAfterMs }) {
   });
 }
 
+/**
+ * Each task of `list` through `server` (its dbg_start timed; the dbg_close after it timed apart)
+ * against `reference(task)` (a batch debugger to its end: resolves its ms, throws when its output
+ * lacks the evidence), one warm-up round each, then taking turns. Answers the per-task rows (named
+ * `${label}${task.name}`, ratios against `refName`), the medians summed, and the closes.
+ */
+export async function timeTasks(server, list, { label, refName, reference }) {
+  const rows = [];
+  const totals = { ours: 0, reference: 0 };
+  const closes = [];
+  // One warm-up round of each side: the fixture binaries and the debugger's own files in the page cache.
+  for (const task of list) {
+    const a = ok(await server.call('dbg_start', task.start), task.name);
+    await server.call('dbg_close', { session_id: a.data.session_id });
+    await reference(task);
+  }
+  for (const task of list) {
+    const ours = async () => {
+      const answer = ok(await server.call('dbg_start', task.start), `dbg_start (${task.name})`);
+      if (!task.answer.test(answer.text))
+        throw new Error(`${task.name}: the answer lacks ${task.answer}: ${answer.text.slice(0, 300)}`);
+      // Closing is the next call's business (as in crashTurnBench), timed apart.
+      const closed = ok(await server.call('dbg_close', { session_id: answer.data.session_id }), 'dbg_close');
+      closes.push(closed.ms);
+      return [answer.ms];
+    };
+    const { a, b } = await interleave(RUNS, ours, async () => [await reference(task)]);
+    totals.ours += median(a);
+    totals.reference += median(b);
+    rows.push({
+      name: `${label}${task.name} (median of ${RUNS})`,
+      measured: ms(median(a)),
+      target: '—',
+      ratio: `${(median(a) / median(b)).toFixed(2)}× ${refName} (${ms(median(b))})`,
+      pass: true,
+    });
+  }
+  return { rows, totals, closes };
+}
+
 export async function runFiveTasksBench() {
   await buildFixtures();
   const scratch = mkdtempSync(path.join(tmpdir(), 'dbg-mcp-five-'));
   const stdinFile = path.join(scratch, 'stdin.txt');
   writeFileSync(stdinFile, STDIN);
   const server = await startServer();
-  const closes = [];
   try {
-    const rows = [];
-    const totals = { ours: 0, gdb: 0 };
-    const list = tasks(stdinFile);
-    // One warm-up round of each side: the fixture binaries and gdb's own files in the page cache.
-    for (const task of list) {
-      const a = ok(await server.call('dbg_start', task.start), task.name);
-      await server.call('dbg_close', { session_id: a.data.session_id });
-      await gdbBatch(task.gdb);
-    }
-    for (const task of list) {
-      const ours = async () => {
-        const answer = ok(await server.call('dbg_start', task.start), `dbg_start (${task.name})`);
-        if (!task.answer.test(answer.text))
-          throw new Error(`${task.name}: the answer lacks ${task.answer}: ${answer.text.slice(0, 300)}`);
-        // Closing is the next call's business (as in crashTurnBench), timed apart.
-        const closed = ok(await server.call('dbg_close', { session_id: answer.data.session_id }), 'dbg_close');
-        closes.push(closed.ms);
-        return [answer.ms];
-      };
-      const gdb = async () => {
+    const { rows, totals, closes } = await timeTasks(server, tasks(stdinFile), {
+      label: 'five tasks: ',
+      refName: 'gdb -batch',
+      reference: async (task) => {
         const run = await gdbBatch(task.gdb);
         if (!task.gdb.said.test(run.out)) throw new Error(`gdb -batch (${task.name}) said: ${run.out.slice(0, 300)}`);
-        return [run.ms];
-      };
-      const { a, b } = await interleave(RUNS, ours, gdb);
-      const ratio = median(a) / median(b);
-      totals.ours += median(a);
-      totals.gdb += median(b);
-      rows.push({
-        name: `five tasks: ${task.name} (median of ${RUNS})`,
-        measured: ms(median(a)),
-        target: '—',
-        ratio: `${ratio.toFixed(2)}× gdb -batch (${ms(median(b))})`,
-        pass: true,
-      });
-    }
-    const ratio = totals.ours / totals.gdb;
+        return run.ms;
+      },
+    });
+    const ratio = totals.ours / totals.reference;
     rows.push({
       name: 'five tasks together, one server for all rounds',
       measured: `${ms(totals.ours)} (dbg_close after each: ${ms(median(closes))} median, not counted)`,
       target: `≤ ${MAX_RATIO}× gdb -batch`,
-      ratio: `${ratio.toFixed(2)}× one gdb -batch per task (${ms(totals.gdb)})`,
+      ratio: `${ratio.toFixed(2)}× one gdb -batch per task (${ms(totals.reference)})`,
       pass: ratio <= MAX_RATIO,
     });
     return rows;

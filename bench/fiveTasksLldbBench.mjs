@@ -13,12 +13,10 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { buildFixtures, childEnv, interleave, median, ms, nowMs, ok, repoRoot, startServer } from './benchSupport.mjs';
+import { buildFixtures, childEnv, median, ms, nowMs, repoRoot, startServer } from './benchSupport.mjs';
 import { formatBenchTable } from './benchTable.mjs';
-import { childrenOf, STDIN, tasks } from './fiveTasksBench.mjs';
+import { childrenOf, STDIN, tasks, timeTasks } from './fiveTasksBench.mjs';
 import { lldbBeside } from './lldbBench.mjs';
-
-const RUNS = Number(process.env.FIVE_TASKS_RUNS ?? 7);
 
 /**
  * What a person types into `lldb -b` for each task, by the task's name. `-k` commands run only
@@ -115,51 +113,26 @@ export async function runFiveTasksLldbBench() {
   const stdinFile = path.join(scratch, 'stdin.txt');
   writeFileSync(stdinFile, STDIN);
   const server = await startServer();
-  const closes = [];
   try {
-    const rows = [];
-    const totals = { ours: 0, lldb: 0 };
     const list = tasks(stdinFile).map((task) => ({
       ...task,
       start: { ...task.start, backend: 'lldb' },
       lldb: lldbCommands(task.name, stdinFile),
     }));
-    // One warm-up round of each side: the fixture binaries and lldb's own files in the page cache.
-    for (const task of list) {
-      const a = ok(await server.call('dbg_start', task.start), task.name);
-      await server.call('dbg_close', { session_id: a.data.session_id });
-      await lldbBatch(lldb, task.gdb, task.lldb.commands);
-    }
-    for (const task of list) {
-      const ours = async () => {
-        const answer = ok(await server.call('dbg_start', task.start), `dbg_start backend=lldb (${task.name})`);
-        if (!task.answer.test(answer.text))
-          throw new Error(`${task.name}: the answer lacks ${task.answer}: ${answer.text.slice(0, 300)}`);
-        const closed = ok(await server.call('dbg_close', { session_id: answer.data.session_id }), 'dbg_close');
-        closes.push(closed.ms);
-        return [answer.ms];
-      };
-      const batch = async () => {
+    const { rows, totals, closes } = await timeTasks(server, list, {
+      label: 'five tasks, LLDB: ',
+      refName: 'lldb -b',
+      reference: async (task) => {
         const run = await lldbBatch(lldb, task.gdb, task.lldb.commands);
         if (!task.lldb.said.test(run.out)) throw new Error(`lldb -b (${task.name}) said: ${run.out.slice(0, 300)}`);
-        return [run.ms];
-      };
-      const { a, b } = await interleave(RUNS, ours, batch);
-      totals.ours += median(a);
-      totals.lldb += median(b);
-      rows.push({
-        name: `five tasks, LLDB: ${task.name} (median of ${RUNS})`,
-        measured: ms(median(a)),
-        target: '—',
-        ratio: `${(median(a) / median(b)).toFixed(2)}× lldb -b (${ms(median(b))})`,
-        pass: true,
-      });
-    }
+        return run.ms;
+      },
+    });
     rows.push({
       name: 'five tasks through LLDB together, one server for all rounds',
       measured: `${ms(totals.ours)} (dbg_close after each: ${ms(median(closes))} median, not counted)`,
       target: 'reported',
-      ratio: `${(totals.ours / totals.lldb).toFixed(2)}× one lldb -b per task (${ms(totals.lldb)})`,
+      ratio: `${(totals.ours / totals.reference).toFixed(2)}× one lldb -b per task (${ms(totals.reference)})`,
       pass: true,
     });
     return rows;

@@ -171,6 +171,9 @@ function watchpointProbe(options: {
   };
 }
 
+/** The least time an LLDB session gets to start its program (a pooled lldb-dap has exactly this). */
+const LLDB_START_MS = 30_000;
+
 /** lldb-dap as the server's settings ask, or the reason it cannot be found. */
 function lldbOptions(options: BackendOptions): LldbBackendOptions {
   const path = findLldbDap(options.paths.lldb);
@@ -189,9 +192,6 @@ function lldbOptions(options: BackendOptions): LldbBackendOptions {
     watchpointProbe: watchpointProbe(options),
   };
 }
-
-/** The least time an LLDB session gets to start its program (a pooled lldb-dap has exactly this). */
-const LLDB_START_MS = 30_000;
 
 const lldbFactory: BackendFactory = {
   capabilities: LLDB_CAPABILITIES,

@@ -40,9 +40,7 @@ import type {
 export type Wire = Record<string, unknown>;
 
 /** Drops undefined fields (JSON would too, but answers are measured before serialising). */
-export function compact<T extends object>(o: T): T {
-  return withoutUndefined(o);
-}
+export const compact = withoutUndefined;
 
 export function variableWire(v: Variable): VariableWire {
   return compact({ name: v.name, value: v.value, type: v.type, truncated: v.truncated || undefined });

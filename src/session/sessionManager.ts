@@ -210,21 +210,16 @@ export class SessionManager {
    */
   async open(kind: BackendKind, target: TargetSpec, request: OpenRequest): Promise<OpenedSession> {
     const client = request.client ?? STDIO_CLIENT;
-    const release = this.reserve(client);
     try {
-      return await this.openOnce(kind, target, request, client, release, this.pool);
+      return await this.openOnce(kind, target, request, client, this.reserve(client), this.pool);
     } catch (e) {
-      if (!(e instanceof PooledDebuggerDied) || request.signal?.aborted)
-        throw e instanceof PooledDebuggerDied ? e.error : e;
+      if (!(e instanceof PooledDebuggerDied)) throw e;
+      if (request.signal?.aborted) throw e.error;
       // A ready debugger died between the pool's check and the open (killed from outside): the
-      // session starts again on a debugger of its own, once; nothing of the program had started.
+      // session starts again on a debugger of its own (no pool: this cannot happen twice);
+      // nothing of the program had started.
       log('info', 'the pooled debugger died as its session opened; starting a fresh one', { kind });
-      const again = this.reserve(client);
-      return this.openOnce(kind, target, request, client, again, undefined).catch((e2: unknown) => {
-        throw e2 instanceof PooledDebuggerDied ? e2.error : e2;
-      });
-    } finally {
-      release();
+      return this.openOnce(kind, target, request, client, this.reserve(client), undefined);
     }
   }
 

@@ -52,17 +52,9 @@ function tuples(values: MiValue[]): MiTuple[] {
   return values.filter(isTuple);
 }
 
-/**
- * `o` without its undefined fields. A copy rather than `delete`: a deleted property turns a V8
- * object into a slow dictionary, which every later read and JSON.stringify pays for.
- */
-function defined<T extends object>(o: T): T {
-  return withoutUndefined(o);
-}
-
 export function narrowVariables(values: MiValue[]): Variable[] {
   return tuples(values).map((v) =>
-    defined({
+    withoutUndefined({
       name: miString(v, 'name') ?? '?',
       value: miString(v, 'value'),
       type: miString(v, 'type'),
@@ -74,7 +66,7 @@ export function narrowVariables(values: MiValue[]): Variable[] {
 export function narrowFrame(t: MiTuple | undefined, fallbackLevel = 0): Frame | undefined {
   if (!t) return undefined;
   const argsValue = t['args'];
-  return defined({
+  return withoutUndefined({
     level: miInt(t, 'level') ?? fallbackLevel,
     address: miString(t, 'addr'),
     function: miString(t, 'func'),
@@ -113,7 +105,7 @@ export function narrowThreads(results: MiTuple): { threads: Thread[]; currentThr
   const threads = tuples(miList(results, 'threads')).map((t) => {
     const state = miString(t, 'state');
     const targetId = miString(t, 'target-id');
-    return defined({
+    return withoutUndefined({
       id: miInt(t, 'id') ?? 0,
       targetId,
       osThreadId: osThreadOf(targetId),
@@ -123,11 +115,11 @@ export function narrowThreads(results: MiTuple): { threads: Thread[]; currentThr
       frame: narrowFrame(miTuple(t, 'frame')),
     }) as Thread;
   });
-  return defined({ threads, currentThreadId: miInt(results, 'current-thread-id') });
+  return withoutUndefined({ threads, currentThreadId: miInt(results, 'current-thread-id') });
 }
 
 function narrowLocation(t: MiTuple): BreakpointLocation {
-  return defined({
+  return withoutUndefined({
     id: miString(t, 'number') ?? '?',
     enabled: miString(t, 'enabled') === 'y',
     address: miString(t, 'addr'),
@@ -147,7 +139,7 @@ export function narrowBreakpoint(t: MiTuple): Breakpoint {
   // GDB 13 writes a thread-specific breakpoint's thread twice (thread="1",thread="1"), which a
   // tuple holds as a list: take the first.
   const thread = miList(t, 'thread').find((v): v is string => typeof v === 'string');
-  return defined({
+  return withoutUndefined({
     number: miString(t, 'number') ?? '?',
     type: miString(t, 'type') ?? 'breakpoint',
     enabled: miString(t, 'enabled') === 'y',
@@ -230,7 +222,7 @@ export function narrowStop(results: MiTuple): StopEvent {
   const stoppedThreads = miString(results, 'stopped-threads');
   const threadsList = miList(results, 'stopped-threads').filter((s): s is string => typeof s === 'string');
   if (reason === 'unknown' && miString(results, 'bkptno') !== undefined) reason = 'catchpoint';
-  return defined({
+  return withoutUndefined({
     reason,
     rawReason: first !== undefined && reason !== first ? first : undefined,
     signal:
@@ -242,7 +234,7 @@ export function narrowStop(results: MiTuple): StopEvent {
     watch:
       wpt === undefined
         ? undefined
-        : defined({
+        : withoutUndefined({
             expression: miString(wpt, 'exp') ?? '?',
             old: miString(value, 'old'),
             new: miString(value, 'new'),
@@ -263,7 +255,7 @@ export function narrowStop(results: MiTuple): StopEvent {
 }
 
 export function narrowLibrary(t: MiTuple): Library {
-  return defined({
+  return withoutUndefined({
     path: miString(t, 'target-name') ?? miString(t, 'id') ?? '?',
     symbolsLoaded: miString(t, 'symbols-loaded') === '1',
     ranges: tuples(miList(t, 'ranges')).map((r) => ({
@@ -283,7 +275,7 @@ export function narrowMemory(results: MiTuple): MemoryBlock[] {
 }
 
 function narrowInstruction(t: MiTuple, line?: number, file?: string, fullname?: string): Instruction {
-  return defined({
+  return withoutUndefined({
     address: miString(t, 'address') ?? '?',
     function: miString(t, 'func-name'),
     offset: miInt(t, 'offset'),
