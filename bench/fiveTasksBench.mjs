@@ -17,6 +17,13 @@ import { formatBenchTable } from './benchTable.mjs';
 
 const RUNS = Number(process.env.FIVE_TASKS_RUNS ?? 7);
 const MAX_RATIO = 0.95;
+/**
+ * Untimed pause after each run of either side: an agent reads an answer before its next call, and
+ * what a side does in the background then (the server's pool refilling, a debugger's exit) must not
+ * land inside the other side's timing.
+ */
+const THINK_MS = 400;
+const pause = (msTime) => new Promise((resolve) => setTimeout(resolve, msTime));
 export const STDIN = 'one\ncrash\n';
 
 /** The tasks as fiveTasks.ts runs them, with what each answer must show and gdb's commands. */
@@ -137,9 +144,15 @@ export async function timeTasks(server, list, { label, refName, reference }) {
       // Closing is the next call's business (as in crashTurnBench), timed apart.
       const closed = ok(await server.call('dbg_close', { session_id: answer.data.session_id }), 'dbg_close');
       closes.push(closed.ms);
+      await pause(THINK_MS);
       return [answer.ms];
     };
-    const { a, b } = await interleave(RUNS, ours, async () => [await reference(task)]);
+    const theirs = async () => {
+      const took = await reference(task);
+      await pause(THINK_MS);
+      return [took];
+    };
+    const { a, b } = await interleave(RUNS, ours, theirs);
     totals.ours += median(a);
     totals.reference += median(b);
     rows.push({

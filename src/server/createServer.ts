@@ -313,9 +313,11 @@ function register(
         ...(refusal ? { refusal } : {}),
       };
       // After the answer is on its way: the log line is a write to a pipe (measured ~0.2 ms a
-      // call on a 2-core VM), which the agent need not wait for; so are the metrics.
+      // call on a 2-core VM), which the agent need not wait for; so are the metrics and the
+      // pool's refill (a debugger started while the agent reads the answer).
       setImmediate(() => {
         log('info', 'tool call', record);
+        sessions.callAnswered();
         if (!observer) return;
         if (!parsed.success) observer.refused('schema');
         if (refusal) observer.refused(refusal);

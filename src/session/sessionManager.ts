@@ -329,6 +329,11 @@ export class SessionManager {
     return this.pool.stats();
   }
 
+  /** A call has answered: the pool refills what was taken from it, between the agent's calls. */
+  callAnswered(): void {
+    this.pool.topUp();
+  }
+
   /** Pids of the debuggers the pool holds ready now. */
   pooledPids(): number[] {
     return this.pool.pids();

@@ -52,6 +52,22 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
     expect(next).not.toBe(pooled);
   });
 
+  it('the refill starts as soon as the dbg_start that took from the pool has answered', async () => {
+    const h = await startInProcess();
+    const first = await startHello(h);
+    await pooledGdb(h);
+    await h.call('dbg_close', { session_id: first.id });
+    await startHello(h);
+    const taken = h.created.sessions.poolStats();
+    expect(taken.taken).toBe(1);
+    // The server refills on the turn after it answered (not after the fallback delay of 1.5 s, unless
+    // the call itself took that long): one more turn of the event loop, and a gdb is starting.
+    await new Promise((resolve) => setImmediate(resolve));
+    const after = h.created.sessions.poolStats();
+    expect((after.starting.gdb ?? 0) + (after.ready.gdb ?? 0), JSON.stringify(after)).toBe(1);
+    await pooledGdb(h);
+  });
+
   it.skipIf(findLldbDap() === undefined)(
     'LLDB too: a second dbg_start takes the lldb-dap the pool started and initialized after the first',
     async () => {
@@ -106,7 +122,7 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
     const first = await startHello(h);
     await h.call('dbg_close', { session_id: first.id });
     await startHello(h);
-    expect(h.created.sessions.poolStats()).toMatchObject({ prepared: 0, taken: 0, ready: {} });
+    expect(h.created.sessions.poolStats()).toMatchObject({ prepared: 0, taken: 0, ready: {}, starting: {} });
     expect(h.created.sessions.pooledPids()).toEqual([]);
   });
 

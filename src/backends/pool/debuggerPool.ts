@@ -34,6 +34,8 @@ export interface PoolStats {
   retired: number;
   /** Ready now, by kind. */
   ready: Partial<Record<BackendKind, number>>;
+  /** Starting now, by kind. */
+  starting: Partial<Record<BackendKind, number>>;
 }
 
 export interface DebuggerPoolOptions {
@@ -57,9 +59,10 @@ interface Entry {
 const EARLY_LINES = 200;
 const RECENT_MS = 10 * 60_000;
 /**
- * The refill waits this long after a take: a gdb starting beside the session's own launch and
- * first run competes for a 2-core machine's CPUs (measured: the five tasks' crash starts went
- * from about 330 to 285 ms with the refill moved out of their way).
+ * A refill waits for the call that took a debugger to answer (`topUp`, between the agent's calls),
+ * or this long after the take when that call runs longer (a hang's timeout): a gdb starting beside
+ * the session's own launch and first run competes for a 2-core machine's CPUs (measured: the five
+ * tasks' crash starts went from about 330 to 285 ms with the refill moved out of their way).
  */
 const REFILL_DELAY_MS = 1500;
 
@@ -79,6 +82,8 @@ export class DebuggerPool {
   private readonly ready = new Map<BackendKind, Entry[]>();
   private readonly starting = new Map<BackendKind, number>();
   private readonly lastUsed = new Map<BackendKind, number>();
+  /** Kinds taken from and not refilled yet, with the timer that refills them if `topUp` does not. */
+  private readonly owed = new Map<BackendKind, NodeJS.Timeout>();
   private readonly counts = { prepared: 0, taken: 0, discarded: 0, retired: 0 };
   /** The debuggers handed to sessions, so a session can tell a pooled one from its own. */
   private readonly handedOut = new WeakSet<DebuggerBackend>();
@@ -120,8 +125,12 @@ export class DebuggerPool {
       }
       taken = entry;
     }
-    // Refilled later: the session's own start goes first.
-    setTimeout(() => this.fill(kind), REFILL_DELAY_MS).unref();
+    // Refilled once the call that took it has answered, or after a delay: its own start goes first.
+    if (!this.owed.has(kind)) {
+      const timer = setTimeout(() => this.refill(kind), REFILL_DELAY_MS);
+      timer.unref();
+      this.owed.set(kind, timer);
+    }
     if (!taken) return undefined;
     this.counts.taken++;
     this.handedOut.add(taken.backend);
@@ -148,12 +157,25 @@ export class DebuggerPool {
   stats(): PoolStats {
     const ready: PoolStats['ready'] = {};
     for (const [kind, list] of this.ready) ready[kind] = list.length;
-    return { ...this.counts, ready };
+    const starting: PoolStats['starting'] = {};
+    for (const [kind, n] of this.starting) if (n > 0) starting[kind] = n;
+    return { ...this.counts, ready, starting };
   }
 
   /** Pids of the debuggers ready now (for diagnostics and leak checks). */
   pids(): number[] {
     return [...this.ready.values()].flatMap((list) => list.flatMap((e) => e.backend.info.pid ?? []));
+  }
+
+  /** Refills every kind taken from since the last refill: called when a call has answered. */
+  topUp(): void {
+    for (const kind of [...this.owed.keys()]) this.refill(kind);
+  }
+
+  private refill(kind: BackendKind): void {
+    clearTimeout(this.owed.get(kind));
+    if (!this.owed.delete(kind)) return;
+    this.fill(kind);
   }
 
   /** Starts debuggers of `kind` until `warm` are ready or starting. */
@@ -231,6 +253,8 @@ export class DebuggerPool {
   async close(): Promise<void> {
     this.closed = true;
     if (this.reaper) clearInterval(this.reaper);
+    for (const timer of this.owed.values()) clearTimeout(timer);
+    this.owed.clear();
     const all = [...this.ready.values()].flatMap((list) => list.splice(0));
     for (const entry of all) entry.dead = true;
     this.counts.retired += all.length;
