@@ -4,12 +4,28 @@
 // (the physical limit), and an MCP ping (the round trip with no work). Both gdbs stop at the same
 // place of the same program; the sides take turns in blocks, so drift on this shared machine hits
 // all of them. The target: the server's own work on a stack view (the call, less the same MI
-// commands written straight to gdb, less a ping) is at most one ping.
+// commands written straight to gdb, less a ping) is at most one ping. Beside them runs the floor
+// (floorServer.mjs): a minimal server with no SDK and no checks, answering the same view at the
+// same size from its own gdb, measured the same way, so the bench shows what any server pays here.
 //
 //   npm run build && node bench/overheadBench.mjs
 
-import { pathToFileURL } from 'node:url';
-import { buildFixtures, fixture, interleave, median, ms, nowMs, ok, RawGdb, startServer } from './benchSupport.mjs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import {
+  buildFixtures,
+  childEnv,
+  fixture,
+  interleave,
+  median,
+  ms,
+  nowMs,
+  ok,
+  RawGdb,
+  startServer,
+} from './benchSupport.mjs';
 import { formatBenchTable } from './benchTable.mjs';
 
 const DEPTH = '20'; // frames of recursion: a stack page (16 frames + 1 probe) is full
@@ -38,6 +54,20 @@ async function rotate(times, fns) {
   return out;
 }
 
+/** The floor server (floorServer.mjs) over stdio with the same SDK client, its gdb stopped where the server's is. */
+async function startFloor(program) {
+  const here = path.dirname(fileURLToPath(import.meta.url));
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(here, 'floorServer.mjs'), program, DEPTH],
+    env: childEnv,
+    stderr: 'inherit',
+  });
+  const client = new Client({ name: 'dbg-mcp-bench-floor', version: '1' });
+  await client.connect(transport);
+  return client;
+}
+
 /** The call's own time (the SDK's callTool, nothing the benchmark does with the answer after). */
 async function calls(times, server, tool, args) {
   const samples = [];
@@ -50,6 +80,7 @@ export async function runOverheadBench(serverArgs = []) {
   const program = fixture('recurse');
   const server = await startServer(serverArgs);
   const raw = await RawGdb.start(program, [DEPTH]);
+  const floor = await startFloor(program);
   try {
     const started = ok(
       await server.call('dbg_start', {
@@ -90,11 +121,36 @@ export async function runOverheadBench(serverArgs = []) {
         await server.client.ping();
       });
     await ping();
+    // The floor's view and its ping, through the same kind of client.
+    const floorStack = () =>
+      timed(STACK.block, async () => {
+        const answer = await floor.callTool({ name: 'stack', arguments: {} });
+        if (answer.isError || answer.structuredContent?.data?.frames?.length !== 16)
+          throw new Error(`the floor server's stack view: ${JSON.stringify(answer).slice(0, 300)}`);
+      });
+    const floorPing = () =>
+      timed(STACK.block, async () => {
+        await floor.ping();
+      });
+    await floorStack();
+    await floorPing();
+    // The same work to answer: the two answers are within a few percent of each other in size.
+    const sizes = {
+      ours: ok(await server.call('dbg_inspect', stack), 'dbg_inspect').size,
+      floor: JSON.stringify(await floor.callTool({ name: 'stack', arguments: {} })).length,
+    };
 
     const ev = await interleave(EVALUATE.calls / EVALUATE.block, serverEval, rawEval);
-    const [stackCalls, direct, pings] = await rotate(STACK.calls / STACK.block, [serverStack, rawStack, ping]);
+    const [stackCalls, direct, pings, floorCalls, floorPings] = await rotate(STACK.calls / STACK.block, [
+      serverStack,
+      rawStack,
+      ping,
+      floorStack,
+      floorPing,
+    ]);
     const evRatio = median(ev.a) / median(ev.b);
     const own = median(stackCalls) - median(direct) - median(pings);
+    const floorOwn = median(floorCalls) - median(direct) - median(floorPings);
     return [
       {
         name: `dbg_evaluate ×${EVALUATE.calls} (median per call)`,
@@ -110,9 +166,17 @@ export async function runOverheadBench(serverArgs = []) {
         ratio: `call ${ms(median(stackCalls))} − raw MI ${ms(median(direct))} − ping ${ms(median(pings))}; ${(own / median(pings)).toFixed(2)}× a ping`,
         pass: own <= median(pings),
       },
+      {
+        name: `the floor: a minimal server's own work on the same view (median per call)`,
+        measured: ms(Math.max(0, floorOwn)),
+        target: 'reported',
+        ratio: `call ${ms(median(floorCalls))} − raw MI ${ms(median(direct))} − ping ${ms(median(floorPings))}; ${(floorOwn / median(floorPings)).toFixed(2)}× a ping; answers of ${sizes.floor} bytes (dbg-mcp's: ${sizes.ours}); dbg-mcp's own work is ${(own / floorOwn).toFixed(2)}× this`,
+        pass: true,
+      },
     ];
   } finally {
     await server.close();
+    await floor.close();
     await raw.close();
   }
 }
