@@ -37,6 +37,17 @@ export type RunAction =
   | 'record_start'
   | 'record_stop';
 
+/** Actions that set the program running (when they are accepted). */
+function setsRunning(action: RunAction): boolean {
+  return action !== 'kill' && action !== 'interrupt' && action !== 'wait' && !action.startsWith('record_');
+}
+
+/**
+ * How long an interrupt waits for a run posted before it to set the program running (it may be
+ * queued behind other work on the session). Past that, the interrupt answers the state as it is.
+ */
+const RESUME_START_WAIT_MS = 30_000;
+
 function isReverse(action: RunAction): action is ReverseAction {
   return (REVERSE_ACTIONS as readonly string[]).includes(action);
 }
@@ -95,6 +106,12 @@ export class RunControl {
    * at once on it. That stop is the interrupt's leftover, not news: the resume is repeated once.
    */
   private strayStopPossible = false;
+  /**
+   * Runs posted and not answered yet that set the program running. An interrupt that overtakes
+   * one (it came while the run was still queued, or before gdb said `running`) waits for the
+   * program to run and stops it, instead of answering the old stop and letting the run go on.
+   */
+  private readonly pendingRuns = new Set<Promise<RunOutcome>>();
 
   constructor(private readonly host: RunHost) {}
 
@@ -161,7 +178,15 @@ export class RunControl {
   run(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
     if (request.action === 'interrupt') return this.interrupt();
     if (request.action === 'wait') return this.waitWhileRunning(request, signal);
-    return this.host.post(() => this.runNow(request, signal), signal);
+    const posted = this.host.post(() => this.runNow(request, signal), signal);
+    if (setsRunning(request.action)) {
+      this.pendingRuns.add(posted);
+      const drop = (): void => {
+        this.pendingRuns.delete(posted);
+      };
+      posted.then(drop, drop);
+    }
+    return posted;
   }
 
   private async runNow(request: RunRequest, signal?: AbortSignal): Promise<RunOutcome> {
@@ -285,10 +310,21 @@ export class RunControl {
   async interrupt(): Promise<RunOutcome> {
     this.host.touch();
     if (this.host.closed()) throw new DebuggerError('no_session', `session ${this.host.id} is closed`);
+    if (this.snap.state.phase !== 'running' && this.pendingRuns.size > 0) {
+      await this.runStarted();
+      if (this.host.closed()) throw new DebuggerError('no_session', `session ${this.host.id} is closed`);
+    }
     // Before the first run there is no stop to report, and outcome() would say `running`.
     this.host.requirePhase(['running', 'stopped', 'exited', 'dead'], 'interrupt');
     if (this.snap.state.phase !== 'running') return this.outcome();
     return this.interruptAndWait();
+  }
+
+  /** Until the program runs, or every run posted so far has answered (refused, or settled again). */
+  private async runStarted(): Promise<void> {
+    const answered = new AbortController();
+    void Promise.allSettled([...this.pendingRuns]).then(() => answered.abort());
+    await this.waitFor((s) => s.state.phase === 'running', RESUME_START_WAIT_MS, answered.signal);
   }
 
   private interruptAndWait(): Promise<RunOutcome> {

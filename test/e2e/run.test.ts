@@ -97,6 +97,23 @@ describe('dbg_run: deadlines and interrupts', () => {
     expect(continued.data.outcome.stop_id).toBe(interrupted.data.outcome.stop_id);
   });
 
+  it('an interrupt sent right behind a continue stops the program the continue set running', async () => {
+    const h = await startServer();
+    const start = await h.call('dbg_start', { program: fixture('spin'), stop: 'main' });
+    const id = start.data.session_id;
+    const stopId = start.data.session.stop_id;
+    // Both requests leave together: the interrupt reaches the session while the continue is still
+    // on its way to gdb, so the program is not running yet. It must not answer the old stop and
+    // let the continue run on to its 20 s deadline.
+    const waiting = h.call('dbg_run', { session_id: id, action: 'continue', timeout_ms: 20_000 });
+    const interrupted = await h.call('dbg_run', { session_id: id, action: 'interrupt' });
+    const continued = await waiting;
+    expect(interrupted.data.outcome, interrupted.text).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
+    expect(interrupted.data.outcome.stop_id).toBeGreaterThan(stopId);
+    expect(continued.data.outcome, continued.text).toMatchObject({ kind: 'stopped', signal: 'SIGINT' });
+    expect(continued.data.outcome.stop_id).toBe(interrupted.data.outcome.stop_id);
+  });
+
   it('a cancelled run interrupts the program', async () => {
     const h = await startServer();
     const start = await h.call('dbg_start', { program: fixture('spin'), stop: 'main' });
