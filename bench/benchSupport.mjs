@@ -212,6 +212,13 @@ export class RawGdb {
     });
   }
 
+  /** Runs the loaded program to its first stop at `location`; resolves with that `*stopped` record. */
+  async runTo(location) {
+    await this.send(`-break-insert -f -- ${location}`);
+    await this.send('-exec-run');
+    return this.stopped();
+  }
+
   /** The next `*stopped` record (or one that already came). */
   stopped() {
     const early = this.stops.shift();

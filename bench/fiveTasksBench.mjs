@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { buildFixtures, childEnv, fixture, interleave, median, ms, nowMs, ok, startServer } from './benchSupport.mjs';
 import { formatBenchTable } from './benchTable.mjs';
@@ -23,7 +24,6 @@ const MAX_RATIO = 0.95;
  * land inside the other side's timing.
  */
 const THINK_MS = 400;
-const pause = (msTime) => new Promise((resolve) => setTimeout(resolve, msTime));
 export const STDIN = 'one\ncrash\n';
 
 /** The tasks as fiveTasks.ts runs them, with what each answer must show and gdb's commands. */
@@ -144,12 +144,12 @@ export async function timeTasks(server, list, { label, refName, reference }) {
       // Closing is the next call's business (as in crashTurnBench), timed apart.
       const closed = ok(await server.call('dbg_close', { session_id: answer.data.session_id }), 'dbg_close');
       closes.push(closed.ms);
-      await pause(THINK_MS);
+      await sleep(THINK_MS);
       return [answer.ms];
     };
     const theirs = async () => {
       const took = await reference(task);
-      await pause(THINK_MS);
+      await sleep(THINK_MS);
       return [took];
     };
     const { a, b } = await interleave(RUNS, ours, theirs);

@@ -16,9 +16,7 @@ if (program === undefined || depth === undefined) {
 }
 
 const gdb = await RawGdb.start(program, [depth]);
-await gdb.send('-break-insert -f -- bottom');
-await gdb.send('-exec-run');
-await gdb.stopped();
+await gdb.runTo('bottom');
 
 const FRAME = /frame=\{level="(\d+)",addr="([^"]*)",func="([^"]*)",file="([^"]*)",fullname="[^"]*",line="(\d+)"/g;
 const ARGS = /frame=\{level="\d+",args=\[(.*?)\]\}/g;

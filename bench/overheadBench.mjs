@@ -11,7 +11,7 @@
 //   npm run build && node bench/overheadBench.mjs
 
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import {
@@ -24,6 +24,7 @@ import {
   nowMs,
   ok,
   RawGdb,
+  repoRoot,
   startServer,
 } from './benchSupport.mjs';
 import { formatBenchTable } from './benchTable.mjs';
@@ -56,10 +57,9 @@ async function rotate(times, fns) {
 
 /** The floor server (floorServer.mjs) over stdio with the same SDK client, its gdb stopped where the server's is. */
 async function startFloor(program) {
-  const here = path.dirname(fileURLToPath(import.meta.url));
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [path.join(here, 'floorServer.mjs'), program, DEPTH],
+    args: [path.join(repoRoot, 'bench', 'floorServer.mjs'), program, DEPTH],
     env: childEnv,
     stderr: 'inherit',
   });
@@ -92,9 +92,7 @@ export async function runOverheadBench(serverArgs = []) {
       'dbg_start',
     );
     const sessionId = started.data.session_id;
-    await raw.send('-break-insert -f -- bottom');
-    await raw.send('-exec-run');
-    await raw.stopped();
+    await raw.runTo('bottom');
 
     // dbg_evaluate of one expression sends one -data-evaluate-expression.
     const evaluate = { session_id: sessionId, expressions: ['depth'] };
