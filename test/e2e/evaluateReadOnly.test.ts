@@ -4,7 +4,9 @@
 // that a call may have changed the program. An evaluation that runs past the command deadline (a
 // catastrophic $_regex) says that it blocked its session.
 import { describe, expect, it } from 'vitest';
+import { inferiorCallVerdict } from '../helpers/machine.js';
 import { type McpHarness, startServer } from '../helpers/mcp.js';
+import { saw } from '../helpers/outcomes.js';
 import { fixture } from '../helpers/paths.js';
 
 async function inScale(flags: string[] = []): Promise<{ h: McpHarness; id: string }> {
@@ -74,10 +76,19 @@ describe('evaluation only reads', () => {
     expect(r.data.results[1].value).toBe('11');
   });
 
-  it('with --inferior-calls on, a call is answered with the warning that it may have changed the program', async () => {
+  it('with --inferior-calls on, a call is answered with the warning that it may have changed the program', async (ctx) => {
+    const calls = await inferiorCallVerdict();
+    if (calls.inferiorCalls === 'unknown')
+      ctx.skip(`the machine probe could not tell whether calls work: ${calls.detail}`);
     const { h, id } = await inScale(['--inferior-calls', 'on']);
     const r = await h.call('dbg_evaluate', { session_id: id, expressions: ['peek()'] });
-    expect(r.data.results[0].value).toBe('20');
+    if (calls.inferiorCalls === 'broken') {
+      // This CPU (AMX under GDB 13): the call cannot work, and the answer says why plainly.
+      await saw(ctx, `inferior calls broken here (${calls.detail}): the call is refused with the reason`);
+      expect(r.data.results[0].error).toMatch(/extended register state/);
+    } else {
+      expect(r.data.results[0].value).toBe('20');
+    }
     expect(r.data.warnings).toEqual([expect.stringMatching(/^inferior calls are on .* may have changed it/)]);
     const plain = await h.call('dbg_evaluate', { session_id: id, expressions: ['sizeof(rec)', 'v * 2'] });
     expect(plain.data.warnings).toBeUndefined();

@@ -9,7 +9,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inferiorCallVerdict } from '../helpers/machine.js';
 import { type McpHarness, startServer } from '../helpers/mcp.js';
+import { saw } from '../helpers/outcomes.js';
 import { fixture } from '../helpers/paths.js';
 import { ALLOWED_GDB, REFUSED_GDB } from '../helpers/rawPolicyCases.js';
 
@@ -111,7 +113,7 @@ describe('--raw read (the default)', () => {
     expect(rec.data.output).toMatch(/id = 7,\n\s+score = 2\.5/);
   }, 120_000);
 
-  it('GDB itself refuses a call, even when the operator allows calls, and prints no source text', async () => {
+  it('GDB itself refuses a call, even when the operator allows calls, and prints no source text', async (ctx) => {
     const { h, id } = await inScale(['--inferior-calls', 'on']);
     const call = await h.call('dbg_command', { session_id: id, command: 'print peek()' });
     expect(call).toMatchObject({ isError: true, code: 'debugger_error' });
@@ -122,7 +124,14 @@ describe('--raw read (the default)', () => {
     expect(frame.data.output).not.toContain('int product');
     // Afterwards, the operator's setting stands for dbg_evaluate.
     const evaluated = await h.call('dbg_evaluate', { session_id: id, expressions: ['peek()'] });
-    expect(evaluated.data.results[0]).toMatchObject({ value: '20' });
+    const calls = await inferiorCallVerdict();
+    if (calls.inferiorCalls === 'broken') {
+      // This CPU (AMX under GDB 13): the call itself cannot work; the setting stood (gdb tried it).
+      await saw(ctx, `inferior calls broken here (${calls.detail}): the call reached gdb and failed with the reason`);
+      expect(evaluated.data.results[0].error).toMatch(/extended register state/);
+    } else {
+      expect(evaluated.data.results[0]).toMatchObject({ value: '20' });
+    }
   });
 
   it('says in its description what it allows', async () => {

@@ -8,3 +8,12 @@ export type Mechanism = 'hardware' | 'software';
 export async function hardwareVerdicts() {
   return (await machineProbe()).hardware;
 }
+
+/**
+ * Whether gdb can call functions in a program here: 'work', 'broken' (an AMX CPU under GDB 13:
+ * "Couldn't write extended state status") or 'unknown', with the probe's words. A test of a call
+ * asserts the value where calls work and the server's plain refusal where they are broken.
+ */
+export async function inferiorCallVerdict() {
+  return (await machineProbe()).calls;
+}
