@@ -259,12 +259,15 @@ function register(
       let sessionId: string | undefined;
       let refusal: string | undefined;
       if (!parsed.success) {
-        const { message, fields } = describeIssues(parsed.error);
+        const { message, fields } = describeIssues(parsed.error, tool.input);
         result = failure(new DebuggerError('invalid_argument', message, { fields }));
       } else {
         const args = parsed.data as Record<string, unknown>;
         sessionId = typeof args['session_id'] === 'string' ? args['session_id'] : undefined;
         const progressToken = ctx.mcpReq._meta?.progressToken;
+        // The spec wants each notification's progress above the last one's: a tool reports
+        // milliseconds run or a phase at 0, so a value that would not rise is lifted by one.
+        let lastProgress = -1;
         const toolCtx: ToolContext = {
           client,
           sessions,
@@ -272,8 +275,10 @@ function register(
           signal: ctx.mcpReq.signal,
           progress: (progress, message) => {
             if (progressToken === undefined) return;
+            const rising = progress > lastProgress ? progress : lastProgress + 1;
+            lastProgress = rising;
             ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { progressToken, progress, message } })
+              .notify({ method: 'notifications/progress', params: { progressToken, progress: rising, message } })
               .catch(() => {});
           },
         };

@@ -2,7 +2,7 @@
 // roots. They are resolved (symlinks too) before the check, so ../ and links cannot escape.
 
 import { constants } from 'node:fs';
-import { access, lstat, realpath, stat } from 'node:fs/promises';
+import { access, lstat, open, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { DebuggerError } from '../util/errors.js';
 import { isUnder } from '../util/pathUnder.js';
@@ -39,7 +39,53 @@ export async function resolveProgram(path: string, roots: readonly string[], fie
       field,
     });
   }
+  await refuseScript(real, roots, field);
   return real;
+}
+
+/** The interpreter line of a `#!` script (without the `#!`), or undefined for any other file. */
+export async function shebangOf(file: string): Promise<string | undefined> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (handle === undefined) return undefined;
+  try {
+    const head = Buffer.alloc(256);
+    const { bytesRead } = await handle.read(head, 0, head.length, 0);
+    const text = head.subarray(0, bytesRead).toString('latin1');
+    if (!text.startsWith('#!')) return undefined;
+    return text.slice(2).split('\n')[0]?.trim() ?? '';
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A script is not a program a debugger can run: gdb would answer only "not in executable
+ * format". Say what it is, its interpreter, and how to debug it: the interpreter, with the script
+ * as its first argument (and which root that needs).
+ */
+async function refuseScript(real: string, roots: readonly string[], field: string): Promise<void> {
+  const line = await shebangOf(real);
+  if (line === undefined) return;
+  const words = line.split(/\s+/).filter((w) => w !== '');
+  const interpreter = words[0] ?? '';
+  // `#!/usr/bin/env python3` names its interpreter by the word after env.
+  const named = basename(interpreter) === 'env' && words[1] !== undefined ? words[1] : interpreter;
+  const realRoots = await Promise.all(roots.map((r) => realpath(r).catch(() => resolve(r))));
+  const interpreterReal = isAbsolute(named) ? await realpath(named).catch(() => named) : undefined;
+  const underRoots = interpreterReal !== undefined && realRoots.some((r) => isUnder(r, interpreterReal));
+  const how =
+    interpreterReal === undefined
+      ? `give the interpreter's full path as program and ${JSON.stringify(real)} as its first argument`
+      : `program: ${JSON.stringify(interpreterReal)}, args: [${JSON.stringify(real)}]${
+          underRoots
+            ? ''
+            : ` (${interpreterReal} is outside the workspace roots: start the server with --root ${dirname(interpreterReal)})`
+        }`;
+  throw new DebuggerError(
+    'invalid_argument',
+    `${field}: ${real} is a script for ${named || 'an unnamed interpreter'} (#!${line}), not a compiled program; to debug the interpreter running it: ${how}`,
+    { field, interpreter: named },
+  );
 }
 
 export async function resolveDirectory(path: string, roots: readonly string[], field: string): Promise<string> {

@@ -151,6 +151,22 @@ describe('dbg_run: deadlines and interrupts', () => {
     expect((r.structuredContent as any).outcome.kind).toBe('stopped');
     expect(progress.length).toBeGreaterThanOrEqual(1);
   });
+
+  it("progress rises with every notification of a call, as the spec requires (dbg_start's phases too)", async () => {
+    const h = await startServer();
+    const progress: number[] = [];
+    const r = await h.client.callTool(
+      {
+        name: 'dbg_start',
+        arguments: { program: fixture('spin'), timeout_ms: 2500, on_timeout: 'interrupt' },
+      },
+      { onprogress: (p) => progress.push(p.progress), timeout: 60_000 },
+    );
+    expect((r.structuredContent as any).outcome.kind).toBe('stopped');
+    // Its phases ("running the program", then milliseconds run) each send one.
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < progress.length; i++) expect(progress[i]).toBeGreaterThan(progress[i - 1] as number);
+  });
 });
 
 describe('dbg_inspect and the evidence model', () => {

@@ -172,13 +172,47 @@ describe('dbg_start: problems are said plainly', () => {
     const h = await startInProcess();
     const r = await h.call('dbg_start', { program: fixture('hello'), progam: 'typo' });
     expect(r).toMatchObject({ isError: true, code: 'invalid_argument' });
-    expect(r.data.error.message).toMatch(/unknown argument "progam"/);
+    expect(r.data.error.message).toMatch(/unknown argument "progam" \(did you mean "program"\?\)/);
     expect(r.data.error.details.fields).toEqual(['progam']);
+    // Inside a breakpoint too, with that object's own fields listed.
+    const inner = await h.call('dbg_start', { program: fixture('hello'), breakpoints: [{ locaton: 'main' }] });
+    expect(inner.data.error.message).toMatch(
+      /unknown argument "locaton" \(did you mean "location"\?\) in breakpoints\.0; the arguments in breakpoints\.0 are location, /,
+    );
+    // A string where an object belongs: the answer shows the object's shape.
+    const shape = await h.call('dbg_start', { program: fixture('hello'), breakpoints: ['main'] });
+    expect(shape.data.error.message).toMatch(/^breakpoints\.0: .*expected object.*\(an object: \{location, /);
+    // Nothing close: no guess.
+    const far = await h.call('dbg_start', { program: fixture('hello'), zzzzzz: 1 });
+    expect(far.data.error.message).not.toMatch(/did you mean/);
     const sessions = await h.client.callTool({
       name: 'dbg_start',
       arguments: { program: fixture('hello'), args: 'notarray' },
     });
     expect(sessions.isError).toBe(true);
+  });
+
+  it('refuses a script, naming its interpreter and how to debug it', async () => {
+    const h = await startInProcess();
+    const script = join(fixturesDir, 'build', 'a_script.sh');
+    writeFileSync(script, '#!/bin/sh\necho hi\n');
+    chmodSync(script, 0o755);
+    const r = await h.call('dbg_start', { program: script });
+    expect(r).toMatchObject({ isError: true, code: 'invalid_argument' });
+    expect(r.data.error.message).toMatch(
+      /a_script\.sh is a script for \/bin\/sh \(#!\/bin\/sh\), not a compiled program/,
+    );
+    // The interpreter with the script as its argument, and the root that needs (/bin is not one here).
+    expect(r.data.error.message).toMatch(
+      /program: "\/(usr\/)?bin\/(da|ba)?sh", args: \[".*a_script\.sh"\] \(.* is outside the workspace roots: start the server with --root /,
+    );
+    const viaEnv = join(fixturesDir, 'build', 'a_script.py');
+    writeFileSync(viaEnv, '#!/usr/bin/env python3\nprint(1)\n');
+    chmodSync(viaEnv, 0o755);
+    const py = await h.call('dbg_start', { program: viaEnv });
+    expect(py.data.error.message).toMatch(/is a script for python3 \(#!\/usr\/bin\/env python3\)/);
+    expect(py.data.error.message).toMatch(/give the interpreter's full path as program/);
+    expect((await h.call('dbg_sessions', {})).data.sessions).toEqual([]);
   });
 
   it('refuses line breaks in anything that would reach the debugger', async () => {

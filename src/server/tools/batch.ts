@@ -138,7 +138,7 @@ export const batchTool = defineSessionTool({
     const operations = args.operations.map((raw, i) => {
       const parsed = operation.safeParse(raw);
       if (parsed.success) return parsed.data;
-      const { message, fields } = describeIssues(parsed.error);
+      const { message, fields } = describeIssues(parsed.error, operation);
       throw new DebuggerError('invalid_argument', `operations.${i}: ${message}`, {
         fields: fields.map((f) => `operations.${i}.${f}`),
       });
