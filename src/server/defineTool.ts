@@ -51,13 +51,15 @@ export interface SessionToolDefinition<I extends z.ZodObject, O extends z.ZodObj
   extends Omit<ToolDefinition<I, O>, 'run'> {
   /** The states the tool works in, checked once here and again when its call reaches the mailbox. */
   requires: readonly Phase[];
+  /** What the tool does, as a refusal names it: "cannot <doing>: the program is running…". */
+  doing: string;
   run(args: z.output<I>, ctx: SessionToolContext): Promise<Answer<ToolData<O>>>;
 }
 
 export function defineSessionTool<I extends z.ZodObject, O extends z.ZodObject>(
   def: SessionToolDefinition<I, O>,
 ): ToolDefinition<I, O> {
-  const doing = def.title.toLowerCase();
+  const { doing } = def;
   return {
     ...def,
     async run(args, ctx) {

@@ -610,11 +610,11 @@ function missingNumbers(table: readonly Breakpoint[], asked: readonly string[]):
 export function describeState(phase: Phase, state?: { phase: Phase; reason?: string }): string {
   switch (phase) {
     case 'starting':
-      return 'the session is still starting';
+      return "the session is still starting: wait for dbg_start's answer (dbg_sessions shows its state)";
     case 'loaded':
       return 'the program is loaded but not started: call dbg_run with action=run';
     case 'stopped':
-      return 'the program is stopped';
+      return 'the program is stopped, started already: call dbg_run with action=continue to go on, or action=restart to run it again from the start';
     case 'running':
       return 'the program is running: call dbg_run with action=interrupt first';
     case 'exited':

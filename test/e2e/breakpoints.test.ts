@@ -313,8 +313,11 @@ describe('dbg_breakpoints: refusals', () => {
     const id = start.data.session_id;
     const r = await h.call('dbg_breakpoints', { session_id: id, action: 'set', location: 'main' });
     expect(r).toMatchObject({ isError: true, code: 'wrong_state' });
-    expect(r.data.error.message).toMatch(/action=interrupt/);
+    expect(r.data.error.message).toMatch(/^cannot change breakpoints: the program is running: .*action=interrupt/);
     expect((await h.call('dbg_breakpoints', { session_id: id, action: 'list' })).code).toBe('wrong_state');
+    // Every session tool names its own verb (the title "Breakpoints" is not one).
+    const inspect = await h.call('dbg_inspect', { session_id: id, view: 'stack' });
+    expect(inspect.data.error.message).toMatch(/^cannot inspect the program: the program is running/);
     await h.call('dbg_run', { session_id: id, action: 'interrupt' });
     expect((await h.call('dbg_breakpoints', { session_id: id, action: 'list' })).isError).toBe(false);
   });

@@ -43,6 +43,12 @@ describe('dbg_run: stepping', () => {
     expect(again.data.error.message).toMatch(/restart/);
     const restarted = await h.call('dbg_run', { session_id: id, action: 'restart' });
     expect(restarted.data.outcome).toMatchObject({ kind: 'stopped', frame: { function: 'main' } });
+    // run on a program that has started already names the next step, as every wrong_state does.
+    const run = await h.call('dbg_run', { session_id: id, action: 'run' });
+    expect(run).toMatchObject({ isError: true, code: 'wrong_state' });
+    expect(run.data.error.message).toMatch(
+      /^cannot start the program: the program is stopped, started already: .*action=restart/,
+    );
   });
 
   it('reports breakpoints that were never hit when the program exits', async () => {

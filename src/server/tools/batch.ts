@@ -133,6 +133,7 @@ export const batchTool = defineSessionTool({
   input,
   output,
   requires: ['stopped'],
+  doing: 'run a batch of reads',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, ctx) {
     const operations = args.operations.map((raw, i) => {

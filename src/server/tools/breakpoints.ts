@@ -171,6 +171,7 @@ export const breakpointsTool = defineSessionTool({
   input,
   output,
   requires: ['loaded', 'stopped', 'exited'],
+  doing: 'change breakpoints',
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, ctx) {
     checkFields(args);

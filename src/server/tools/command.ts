@@ -42,6 +42,7 @@ export const commandTool = defineSessionTool({
   input,
   output,
   requires: ['loaded', 'stopped', 'running', 'exited'],
+  doing: 'run a debugger command',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
     const session = ctx.session;

@@ -80,6 +80,7 @@ export const disassembleTool = defineSessionTool({
   input,
   output,
   requires: ['stopped', 'loaded'],
+  doing: 'disassemble',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, ctx) {
     const result = await ctx.session.disassemble(

@@ -93,6 +93,7 @@ export const evaluateTool = defineSessionTool({
   input,
   output,
   requires: ['stopped', 'loaded'],
+  doing: 'evaluate expressions',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
     if (args.expressions === undefined && args.assign === undefined) {

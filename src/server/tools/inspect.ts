@@ -36,6 +36,7 @@ export const inspectTool = defineSessionTool({
   input,
   output,
   requires: ['stopped'],
+  doing: 'inspect the program',
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
   async run(args, ctx) {
     const outcome = await ctx.session.inspect(

@@ -151,6 +151,7 @@ export const ioTool = defineSessionTool({
   output,
   // Reading works in every state (what a dead program printed stays readable); writes check below.
   requires: [],
+  doing: "use the program's input and output",
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false },
   async run(args, ctx) {
     const session = ctx.session;

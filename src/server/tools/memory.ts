@@ -80,6 +80,7 @@ export const memoryTool = defineSessionTool({
   input,
   output,
   requires: ['stopped'],
+  doing: 'read or write memory',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
     const action = args.action ?? 'read';

@@ -59,6 +59,7 @@ export const runTool = defineSessionTool({
   output,
   // Each action has its own states; run control checks them.
   requires: [],
+  doing: 'control the run',
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false },
   async run(args, ctx) {
     const session = ctx.session;
