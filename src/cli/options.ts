@@ -7,6 +7,7 @@ import { defaultConfig, type RawMode, type ServerConfig } from '../server/config
 import { parseAttachPolicy, parseRemoteHosts } from '../server/policy.js';
 import { parseListenAddress } from '../transport/listenAddress.js';
 import { defaultTransportConfig, type TransportConfig } from '../transport/transportConfig.js';
+import { defaultSocketPath } from '../transport/unixSocket.js';
 import type { LogLevel } from '../util/log.js';
 
 export class OptionError extends Error {}
@@ -238,9 +239,10 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--unix',
     env: 'DBG_MCP_UNIX',
     value: 'PATH',
-    help: "serve MCP over Streamable HTTP on an owner-only unix socket (in a 0700 directory of the server's user)",
+    help: "serve MCP over Streamable HTTP on an owner-only (0600) unix socket, in a directory of the server's user that nobody else may write (0700 or 0755; not /); alone: $XDG_RUNTIME_DIR/dbg-mcp.sock, else ~/.local/state/dbg-mcp/dbg-mcp.sock",
+    bare: true,
     apply: (_c, raw, from, t) => {
-      t.unix = nonEmpty(raw, from);
+      t.unix = raw === 'on' ? defaultSocketPath() : nonEmpty(raw, from);
     },
   },
   {

@@ -36,6 +36,15 @@ function readOwnerOnly(path: string): string {
   try {
     fd = openSync(path, 'r');
   } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') {
+      refuse(
+        path,
+        `does not exist (named by --token-file or DBG_MCP_TOKEN_FILE): create it with one name:token a line, readable by its owner only, e.g. (umask 077; echo "me:$(openssl rand -hex 32)" > ${path})`,
+      );
+    }
+    if (code === 'EACCES')
+      refuse(path, "the server's user may not read it (it must be that user's own file, mode 0600)");
     refuse(path, (e as Error).message);
   }
   try {

@@ -3,9 +3,10 @@
 // died is removed; one a live server answers on is not taken over; the socket is removed when
 // the server stops.
 
-import { chmodSync, lstatSync, statSync, unlinkSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, statSync, unlinkSync } from 'node:fs';
 import { connect, type Server } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { DebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
 
@@ -22,6 +23,13 @@ const MAX_SOCKET_PATH = 107;
  */
 export function checkSocketDirectory(socketPath: string): void {
   const dir = dirname(resolve(socketPath));
+  // "$XDG_RUNTIME_DIR/dbg-mcp.sock" with the variable unset is "/dbg-mcp.sock": root owns / and
+  // nobody else may write there, but a socket at the top of the file system is never meant.
+  if (dir === '/') {
+    refuse(
+      `socket path ${resolve(socketPath)} is in /: was a variable in it unset (XDG_RUNTIME_DIR is not set without a login session)? Give a path in a directory of your own, or --unix alone for ${defaultSocketPath()}`,
+    );
+  }
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(dir);
@@ -39,6 +47,22 @@ export function checkSocketDirectory(socketPath: string): void {
     const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
     refuse(`socket directory ${dir} has mode ${mode}: others may write there; use a 0700 directory (chmod 700 ${dir})`);
   }
+}
+
+/**
+ * Where `--unix` alone listens: `$XDG_RUNTIME_DIR/dbg-mcp.sock` in a login session, else
+ * `~/.local/state/dbg-mcp/dbg-mcp.sock` (its directory made 0700 when it is missing).
+ */
+export function defaultSocketPath(env: NodeJS.ProcessEnv = process.env): string {
+  const runtime = env['XDG_RUNTIME_DIR'];
+  if (runtime !== undefined && runtime !== '' && runtime !== '/') return join(runtime, 'dbg-mcp.sock');
+  return join(homedir(), '.local', 'state', 'dbg-mcp', 'dbg-mcp.sock');
+}
+
+/** Makes the default socket's directory when it is missing (0700, the server user's own). */
+export function ensureDefaultSocketDirectory(socketPath: string): void {
+  if (socketPath !== defaultSocketPath()) return;
+  mkdirSync(dirname(socketPath), { recursive: true, mode: 0o700 });
 }
 
 /** Whether a server answers on the socket at `path` (a connection is accepted). */
@@ -75,6 +99,7 @@ export async function listenOnUnixSocket(server: Server, path: string): Promise<
   if (Buffer.byteLength(path) > MAX_SOCKET_PATH) {
     refuse(`socket path ${path} is longer than ${MAX_SOCKET_PATH} bytes, the most a unix socket path may be`);
   }
+  ensureDefaultSocketDirectory(path);
   checkSocketDirectory(path);
   await clearStaleSocket(path);
   // The socket takes its mode from the umask at bind time; it is chmod-ed at once, and until then

@@ -124,6 +124,29 @@ describe("the socket's place", { timeout: 60_000 }, () => {
     expect((await next.raw('/healthz', { viaSocket: true })).status).toBe(200);
   });
 
+  it('refuses a socket in / (an unset $XDG_RUNTIME_DIR), naming the default that works', async () => {
+    const r = await refusedStart(['--unix', '/dbg-mcp.sock']);
+    expect(r.code).toBe(2);
+    expect(r.said).toMatch(/socket path \/dbg-mcp\.sock is in \/: was a variable in it unset .* or --unix alone for /);
+    expect(existsSync('/dbg-mcp.sock')).toBe(false);
+  });
+
+  it('--unix alone listens at $XDG_RUNTIME_DIR/dbg-mcp.sock, else under ~/.local/state/dbg-mcp (made 0700)', async () => {
+    const runtime = privateDir();
+    const inRuntime = await startNetworkServer(['--unix'], { XDG_RUNTIME_DIR: runtime });
+    expect(statSync(join(runtime, 'dbg-mcp.sock')).isSocket()).toBe(true);
+    expect((await inRuntime.raw('/healthz', { viaSocket: true })).status).toBe(200);
+    inRuntime.child.kill('SIGTERM');
+    await inRuntime.exited;
+    // No login session: a home of its own, where the directory does not exist yet.
+    const home = privateDir();
+    const inHome = await startNetworkServer(['--unix'], { HOME: home });
+    const dir = join(home, '.local', 'state', 'dbg-mcp');
+    expect(statSync(join(dir, 'dbg-mcp.sock')).isSocket()).toBe(true);
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    expect((await inHome.raw('/healthz', { viaSocket: true })).status).toBe(200);
+  });
+
   it('removes the socket when the server stops', async () => {
     const path = join(privateDir(), 'dbg.sock');
     const server = await startNetworkServer(['--unix', path]);

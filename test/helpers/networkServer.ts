@@ -72,13 +72,16 @@ export function privateDir(): string {
   return dir;
 }
 
-function spawnServer(args: string[]): { child: ChildProcess; logs: any[]; lines: string[] } {
+function spawnServer(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): { child: ChildProcess; logs: any[]; lines: string[] } {
   const child = spawn(
     process.execPath,
     [join(repoRoot, 'dist', 'dbg-mcp.js'), 'serve', '--root', fixturesDir, ...args],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp' },
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...extraEnv },
     },
   );
   const logs: any[] = [];
@@ -102,8 +105,11 @@ function spawnServer(args: string[]): { child: ChildProcess; logs: any[]; lines:
 }
 
 /** Runs the server with `args` expecting it to refuse to start: its exit code and what it said. */
-export async function refusedStart(args: string[]): Promise<{ code: number | null; said: string }> {
-  const { child, lines } = spawnServer(args);
+export async function refusedStart(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; said: string }> {
+  const { child, lines } = spawnServer(args, extraEnv);
   const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
   const code = await new Promise<number | null>((r) => child.once('close', (c) => r(c)));
   clearTimeout(timer);
@@ -136,8 +142,12 @@ function rawRequest(
   });
 }
 
-export async function startNetworkServer(args: string[]): Promise<NetworkServer> {
-  const { child, logs, lines } = spawnServer(args);
+/** The built server with `args`; `extraEnv` adds to its environment (PATH and HOME only, else). */
+export async function startNetworkServer(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<NetworkServer> {
+  const { child, logs, lines } = spawnServer(args, extraEnv);
   // 'close' rather than 'exit': by then every line the server wrote to stderr has been read.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('close', (code, signal) => resolve({ code, signal })),

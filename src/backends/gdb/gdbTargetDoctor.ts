@@ -18,8 +18,22 @@ function versionOf(file: string): Promise<string | undefined> {
   });
 }
 
+/**
+ * The core size limit programs started from here inherit (the soft RLIMIT_CORE, in bytes; `Infinity`
+ * for unlimited), from /proc/self/limits; undefined where it cannot be read.
+ */
+export function coreSizeLimit(limits: string | undefined): { soft: number; hard: number } | undefined {
+  const line = limits?.split('\n').find((l) => l.startsWith('Max core file size'));
+  const fields = line?.slice('Max core file size'.length).trim().split(/\s+/);
+  if (fields === undefined || fields.length < 2) return undefined;
+  const value = (f: string | undefined) => (f === 'unlimited' ? Number.POSITIVE_INFINITY : Number(f));
+  const soft = value(fields[0]);
+  const hard = value(fields[1]);
+  return Number.isNaN(soft) || Number.isNaN(hard) ? undefined : { soft, hard };
+}
+
 /** Where the kernel puts a crashing program's core, in words, with how to get one. */
-export function coreCheck(pattern: string | undefined): DoctorCheck {
+export function coreCheck(pattern: string | undefined, limit?: { soft: number; hard: number }): DoctorCheck {
   const name = 'core files';
   const reads = 'dbg_start program+core opens a dump; dbg_memory save_core writes one';
   if (pattern === undefined) return { name, ok: true, detail: `${reads}; the kernel's core_pattern is unknown` };
@@ -32,10 +46,24 @@ export function coreCheck(pattern: string | undefined): DoctorCheck {
         : `ask ${handler}`;
     return { name, ok: true, detail: `${reads}; crashes go to ${handler}: ${fetch} gets the file` };
   }
+  if (limit !== undefined && limit.soft === 0) {
+    const raise =
+      limit.hard === 0
+        ? 'the hard limit is 0 too: raise it as root (limits.conf, or the service manager' +
+          "'s LimitCORE=) before starting the server"
+        : 'run `ulimit -c unlimited` in the shell that starts the server';
+    return {
+      name,
+      ok: true,
+      detail: `${reads}; crashes dump no core here: ulimit -c is 0 for this server and the programs it starts (${raise}); with it, they dump to ${pattern} (relative to the program's cwd)`,
+    };
+  }
   return {
     name,
     ok: true,
-    detail: `${reads}; crashes dump to ${pattern} (relative to the program's cwd) when ulimit -c allows`,
+    detail: `${reads}; crashes dump to ${pattern} (relative to the program's cwd)${
+      limit === undefined ? ' when ulimit -c allows' : ''
+    }`,
   };
 }
 
@@ -57,7 +85,13 @@ export async function gdbTargetChecks(gdbPath: string, passthroughEnv?: readonly
   } catch {
     pattern = undefined;
   }
-  const checks: DoctorCheck[] = [coreCheck(pattern)];
+  let limits: string | undefined;
+  try {
+    limits = readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    limits = undefined;
+  }
+  const checks: DoctorCheck[] = [coreCheck(pattern, coreSizeLimit(limits))];
   checks.push(
     serverVersion
       ? { name: 'gdbserver', ok: true, detail: `${serverVersion}: remote=host:port, extended=true for --multi` }

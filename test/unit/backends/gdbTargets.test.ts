@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generalRegisterCount } from '../../../src/backends/gdb/gdbInspection.js';
-import { coreCheck } from '../../../src/backends/gdb/gdbTargetDoctor.js';
+import { coreCheck, coreSizeLimit } from '../../../src/backends/gdb/gdbTargetDoctor.js';
 import { explainAttachFailure, explainConnectFailure } from '../../../src/backends/gdb/gdbTargets.js';
 import { checkTargetArgs } from '../../../src/server/tools/startTarget.js';
 import type { SessionTarget } from '../../../src/session/session.js';
@@ -216,5 +216,25 @@ describe('where crashes dump, in the doctor', () => {
     const check = coreCheck(pattern);
     expect(check.ok).toBe(true);
     expect(check.detail).toMatch(expected);
+  });
+
+  const limits = (soft: string, hard: string) =>
+    `Limit                     Soft Limit           Hard Limit           Units     \nMax cpu time              unlimited            unlimited            seconds   \nMax core file size        ${soft}                    ${hard}            bytes     \n`;
+
+  it('reads the core size limit from /proc/self/limits', () => {
+    expect(coreSizeLimit(limits('0', 'unlimited'))).toEqual({ soft: 0, hard: Number.POSITIVE_INFINITY });
+    expect(coreSizeLimit(limits('1048576', '1048576'))).toEqual({ soft: 1048576, hard: 1048576 });
+    expect(coreSizeLimit('Max cpu time unlimited unlimited seconds\n')).toBeUndefined();
+    expect(coreSizeLimit(undefined)).toBeUndefined();
+  });
+
+  it('says so when ulimit -c is 0, with the way to raise it', () => {
+    const soft = coreCheck('core', { soft: 0, hard: Number.POSITIVE_INFINITY });
+    expect(soft.detail).toMatch(/crashes dump no core here: ulimit -c is 0 .*run `ulimit -c unlimited`/);
+    expect(soft.detail).not.toMatch(/when ulimit -c allows/);
+    const hard = coreCheck('core', { soft: 0, hard: 0 });
+    expect(hard.detail).toMatch(/the hard limit is 0 too: raise it as root/);
+    const allowed = coreCheck('core', { soft: Number.POSITIVE_INFINITY, hard: Number.POSITIVE_INFINITY });
+    expect(allowed.detail).toMatch(/crashes dump to core \(relative to the program's cwd\)$/);
   });
 });

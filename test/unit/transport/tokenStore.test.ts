@@ -89,7 +89,10 @@ describe('TokenStore', () => {
   });
 
   it('refuses a missing file and a directory', () => {
-    expect(refusal('/nonexistent/tokens')).toMatch(/token file \/nonexistent\/tokens: ENOENT/);
+    expect(refusal('/nonexistent/tokens')).toMatch(
+      /^token file \/nonexistent\/tokens: does not exist \(named by --token-file or DBG_MCP_TOKEN_FILE\): create it with one name:token a line/,
+    );
+    expect(refusal('/nonexistent/tokens')).not.toMatch(/ENOENT/);
     const dir = mkdtempSync(join(tmpdir(), 'dbg-mcp-tokens-'));
     dirs.push(dir);
     chmodSync(dir, 0o700);
