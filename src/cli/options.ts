@@ -2,12 +2,14 @@
 // wins over its variable. An unknown DBG_MCP_* name or an unusable value stops start-up with the
 // name in the message, rather than running on defaults the operator did not choose.
 
+import { readFileSync } from 'node:fs';
 import { delimiter } from 'node:path';
 import { defaultConfig, type RawMode, type ServerConfig } from '../server/config.js';
 import { parseAttachPolicy, parseRemoteHosts } from '../server/policy.js';
 import { parseListenAddress } from '../transport/listenAddress.js';
 import { defaultTransportConfig, type TransportConfig } from '../transport/transportConfig.js';
 import { defaultSocketPath } from '../transport/unixSocket.js';
+import { didYouMean } from '../util/didYouMean.js';
 import type { LogLevel } from '../util/log.js';
 
 export class OptionError extends Error {}
@@ -85,6 +87,14 @@ export const OPTIONS: OptionSpec[] = [
       if (dirs.length === 0) throw new OptionError(`${from}: no directory given`);
       c.roots = dirs;
     },
+  },
+  {
+    flag: '--config',
+    env: 'DBG_MCP_CONFIG',
+    value: 'FILE',
+    help: 'a JSON object of settings named as these flags without the dashes ({"root": ["/src"], "max-sessions": 4}); variables and flags override it',
+    // Read before the variables and the flags (readConfigFile); nothing to apply in their pass.
+    apply: () => {},
   },
   {
     flag: '--raw',
@@ -337,9 +347,11 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     return { command: 'version', config: defaultConfig(), transport: defaultTransportConfig(), json: false };
   const config = defaultConfig();
   const transport = defaultTransportConfig();
+  const file = configFileNamed(argv, env);
+  if (file !== undefined) applyConfigFile(file, config, transport);
   const known = new Map(OPTIONS.map((o) => [o.env, o]));
   for (const [name, value] of Object.entries(env)) {
-    if (!name.startsWith('DBG_MCP_') || value === undefined) continue;
+    if (!name.startsWith('DBG_MCP_') || value === undefined || name === 'DBG_MCP_CONFIG') continue;
     const spec = known.get(name);
     if (!spec) {
       throw new OptionError(
@@ -365,7 +377,12 @@ export function parseCommandLine(argv: readonly string[], env: NodeJS.ProcessEnv
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     const spec = flags.get(name);
-    if (!spec) throw new OptionError(`unknown argument ${JSON.stringify(arg)} (dbg-mcp --help lists the options)`);
+    if (!spec) {
+      const near = name.startsWith('--') ? didYouMean(name, [...flags.keys()]) : undefined;
+      throw new OptionError(
+        `unknown argument ${JSON.stringify(arg)}${near !== undefined ? ` (did you mean ${near}?)` : ''} (dbg-mcp --help lists the options)`,
+      );
+    }
     let value: string | undefined;
     if (eq > 0) value = arg.slice(eq + 1);
     else if (spec.bare && (argv[i + 1] === undefined || argv[i + 1]?.startsWith('--'))) value = 'on';
@@ -400,4 +417,76 @@ export function helpText(version: string): string {
   ];
   for (const o of OPTIONS) lines.push(`  ${`${o.flag} ${o.value}`.padEnd(28)} ${o.env}`, `      ${o.help}`);
   return lines.join('\n');
+}
+
+/** The config file `--config FILE` (or `--config=FILE`) names, else DBG_MCP_CONFIG's. */
+function configFileNamed(argv: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--config') {
+      const value = argv[i + 1];
+      if (value === undefined || value === '') throw new OptionError('--config needs a value (FILE)');
+      return value;
+    }
+    if (arg.startsWith('--config=')) return nonEmpty(arg.slice('--config='.length), '--config');
+  }
+  const fromEnv = env['DBG_MCP_CONFIG'];
+  return fromEnv === undefined ? undefined : nonEmpty(fromEnv, 'DBG_MCP_CONFIG');
+}
+
+/** A setting's JSON value as the flag's text: on/off for booleans, lists joined as the flag takes them. */
+function configValue(key: string, value: unknown, from: string, spec: OptionSpec): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'boolean') return value ? 'on' : 'off';
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) {
+    if (key === 'root') return value.join(delimiter);
+    if (/comma-separated/.test(spec.help)) return value.join(',');
+    throw new OptionError(`${from}: a list is not a value of --${key} (${spec.value})`);
+  }
+  throw new OptionError(`${from}: ${JSON.stringify(value)} is not a value of --${key} (${spec.value})`);
+}
+
+/**
+ * Applies a JSON config file: one object whose keys are the flags' names without the dashes,
+ * checked by the same code as the flags, so a bad value says the file and the key.
+ */
+function applyConfigFile(file: string, config: ServerConfig, transport: TransportConfig): void {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new OptionError(
+      code === 'ENOENT'
+        ? `--config ${file}: no such file (a JSON object of settings, e.g. {"root": ["/path/to/project"]})`
+        : `--config ${file}: ${(e as Error).message}`,
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new OptionError(`--config ${file}: not JSON (${(e as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new OptionError(
+      `--config ${file}: must hold one JSON object of settings, e.g. {"root": ["/path/to/project"]}`,
+    );
+  }
+  const flags = new Map(OPTIONS.map((o) => [o.flag.slice(2), o]));
+  for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {
+    const from = `${file}: "${key}"`;
+    const spec = flags.get(key);
+    if (spec === undefined || key === 'config') {
+      const near = didYouMean(
+        key,
+        [...flags.keys()].filter((k) => k !== 'config'),
+      );
+      throw new OptionError(
+        `${from} is not a setting of dbg-mcp${near !== undefined ? ` (did you mean "${near}"?)` : ''}; the keys are the flags of dbg-mcp --help without the dashes`,
+      );
+    }
+    spec.apply(config, configValue(key, value, from, spec), from, transport);
+  }
 }
