@@ -374,6 +374,8 @@ export interface RecordRequest {
   stdin?: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Vary the threads' scheduling on purpose (rr --chaos), for a race that hides. */
+  chaos?: boolean;
 }
 
 export type Recording = RrRecording;
@@ -404,6 +406,7 @@ export const rrRecorder: Recorder = {
       ...(request.stdin !== undefined ? { stdin: request.stdin } : {}),
       timeoutMs: request.timeoutMs,
       ...(request.signal ? { signal: request.signal } : {}),
+      ...(request.chaos ? { chaos: true } : {}),
     });
   },
   list(paths, directory, limit) {

@@ -50,6 +50,17 @@ Every answer carries \`session.state\` and \`session.stop_id\`.
    old and new value and the line. A dprintf logpoint prints without stopping: its text is in
    \`dbg_io {"action": "read", "stream": "debugger"}\`.
 
+## A bug that shows only sometimes (threads racing)
+
+Under a debugger a race often hides: the program runs slower and its threads interleave
+differently, so a counter updated without a lock may come out right every time. To make it show:
+run more iterations or more threads than the failing case needs (\`args\`); pin the program to one
+core so the scheduler switches threads mid-update (run it as \`taskset -c 0 …\` through a wrapper
+program under the roots, or start the server under \`taskset\`); stop on the symptom instead of
+watching for it (an \`assert\` or a breakpoint with a \`condition\` on the wrong value), and then read
+every thread (\`dbg_inspect\` threads view). Where rr records (\`dbg_doctor\`), \`dbg_record {"chaos": true}\`
+(rr's chaos mode) varies the scheduling on purpose and the recording replays the failing run exactly.
+
 ## Going backwards: who wrote the bad value
 
 With GDB's process record (\`record full\`: works wherever GDB runs; slow, so for short runs):

@@ -21,6 +21,8 @@ export interface RrRecordOptions {
   traceDir?: string;
   /** Bytes of output kept (the tail). */
   outputBytes?: number;
+  /** rr's chaos mode: scheduling varied on purpose, so a race shows in fewer runs. */
+  chaos?: boolean;
   signal?: AbortSignal;
 }
 
@@ -42,7 +44,7 @@ export async function recordWithRr(options: RrRecordOptions): Promise<RrRecordin
   const started = Date.now();
   const ring = new OutputRing(options.outputBytes ?? 16 * 1024);
   let stderrHead = '';
-  const child = spawnInGroup(options.rrPath, recordArgv(options.argv, options.traceDir), {
+  const child = spawnInGroup(options.rrPath, recordArgv(options.argv, options.traceDir, options.chaos ?? false), {
     env: options.env,
     ...(options.cwd ? { cwd: options.cwd } : {}),
   });

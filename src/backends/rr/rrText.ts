@@ -98,9 +98,9 @@ export function parseReplayLaunch(text: string): { address?: string; program?: s
   return { ...(address ? { address } : {}), ...(program ? { program } : {}) };
 }
 
-/** argv for `rr record` of a program's argv (never a shell). */
-export function recordArgv(argv: readonly string[], traceDir?: string): string[] {
-  return ['record', ...(traceDir ? ['-o', traceDir] : []), ...argv];
+/** argv for `rr record` of a program's argv (never a shell); `chaos`: rr's chaos mode (--chaos). */
+export function recordArgv(argv: readonly string[], traceDir?: string, chaos = false): string[] {
+  return ['record', ...(chaos ? ['--chaos'] : []), ...(traceDir ? ['-o', traceDir] : []), ...argv];
 }
 
 /** argv for an rr replay server on `port` (0: rr picks), optionally on one process of the trace. */

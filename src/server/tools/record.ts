@@ -26,6 +26,7 @@ const input = z.strictObject({
   cwd: line(4096).optional().describe('Default: workspace root.'),
   env: programEnv.optional(),
   stdin: z.string().max(1_000_000).optional().describe('Its standard input.'),
+  chaos: z.boolean().optional().describe("rr's chaos mode: threads scheduled unfairly, so races show."),
   timeout_ms: timeoutMs.optional(),
 });
 
@@ -82,6 +83,7 @@ export const recordTool = defineTool({
       ...(args.stdin !== undefined ? { stdin: args.stdin } : {}),
       timeoutMs: args.timeout_ms ?? ctx.config.runTimeoutMs,
       signal: ctx.signal,
+      ...(args.chaos ? { chaos: true } : {}),
     });
     const trace = isAbsolute(rec.trace) ? rec.trace : resolve(cwd ?? '.', rec.trace);
     const listed = (await rrRecorder.list(paths, ctx.config.rrTraceDir, 20)).find(

@@ -73,6 +73,15 @@ describe('rr output', () => {
   it('argv, never a shell line', () => {
     expect(recordArgv(['/p/prog', 'a b', '$x'])).toEqual(['record', '/p/prog', 'a b', '$x']);
     expect(recordArgv(['/p/prog'], '/t/x')).toEqual(['record', '-o', '/t/x', '/p/prog']);
+    // Chaos mode is rr's option, before the program: never an argument of the program.
+    expect(recordArgv(['/p/prog', '--chaos'], '/t/x', true)).toEqual([
+      'record',
+      '--chaos',
+      '-o',
+      '/t/x',
+      '/p/prog',
+      '--chaos',
+    ]);
     expect(replayArgv('/t/x', 0, 42)).toEqual(['replay', '-s', '0', '-p', '42', '/t/x']);
   });
 });
