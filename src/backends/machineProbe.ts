@@ -1,5 +1,6 @@
 // What this machine's debugging hardware does, for every backend: whether hardware watchpoints
-// and breakpoints fire, and whether a debugger can call functions in a program. Some VMs
+// and breakpoints fire, whether a debugger can call functions in a program, and whether GDB's
+// process record can run a program backwards. Some VMs
 // (measured: Firecracker, GDB 13 and LLDB alike) accept hardware watchpoints and never fire them,
 // so a backend asks here before it sets one. The probe (gdb/gdbHardwareProbe.ts) runs once per
 // server: started in the background once the client has initialised, shared by every caller,
@@ -16,6 +17,7 @@ export type {
   HardwareVerdict,
   InferiorCallProbe,
   MachineProbe,
+  RecordProbe,
 } from './gdb/gdbHardwareProbe.js';
 
 /**
@@ -46,11 +48,12 @@ export function configureMachineProbe(options: {
 
 /** Starts the probe now, in the background (the server calls this once the client is ready). */
 export function startMachineProbe(): void {
-  void machineProbe().then(({ hardware, calls }) =>
+  void machineProbe().then(({ hardware, calls, record }) =>
     log('info', 'machine probe', {
       watchpoints: hardware.watchpoints,
       breakpoints: hardware.breakpoints,
       inferiorCalls: calls.inferiorCalls,
+      reverseExecution: record.reverse,
       ms: hardware.ms,
       kept: keptFromEarlier || undefined,
       detail: hardware.detail,
@@ -70,6 +73,7 @@ function probeWithDeadline(chosen: ProbeSettings): Promise<MachineProbe> {
         resolve({
           hardware: { watchpoints: 'unknown', breakpoints: 'unknown', detail: why, ms: PROBE_DEADLINE_MS },
           calls: { inferiorCalls: 'unknown', detail: why },
+          record: { reverse: 'unknown', detail: why },
         }),
       PROBE_DEADLINE_MS,
     );

@@ -19,7 +19,8 @@ export interface ProbeCacheKey {
   gdbMtimeMs: number;
 }
 
-const VERSION = 1;
+/** 2: the verdicts include process record's (`record`). */
+const VERSION = 2;
 
 /** $XDG_CACHE_HOME/dbg-mcp/machine-probe.json, or ~/.cache/… */
 export function defaultProbeCacheFile(env: NodeJS.ProcessEnv = process.env): string {
@@ -56,7 +57,13 @@ function sameKey(a: ProbeCacheKey, b: unknown): boolean {
 export function readCachedProbe(key: ProbeCacheKey, file = defaultProbeCacheFile()): MachineProbe | undefined {
   try {
     const kept = JSON.parse(readFileSync(file, 'utf8')) as { version?: number; key?: unknown; probe?: MachineProbe };
-    if (kept.version !== VERSION || !sameKey(key, kept.key) || !kept.probe?.hardware || !kept.probe.calls) {
+    if (
+      kept.version !== VERSION ||
+      !sameKey(key, kept.key) ||
+      !kept.probe?.hardware ||
+      !kept.probe.calls ||
+      !kept.probe.record
+    ) {
       return undefined;
     }
     return kept.probe;
@@ -67,7 +74,13 @@ export function readCachedProbe(key: ProbeCacheKey, file = defaultProbeCacheFile
 
 /** Keeps `probe` for `key` when it reached verdicts; a failure to write only costs the next server a probe. */
 export function writeCachedProbe(key: ProbeCacheKey, probe: MachineProbe, file = defaultProbeCacheFile()): boolean {
-  if (probe.hardware.watchpoints === 'unknown' || probe.hardware.breakpoints === 'unknown') return false;
+  if (
+    probe.hardware.watchpoints === 'unknown' ||
+    probe.hardware.breakpoints === 'unknown' ||
+    probe.record.reverse === 'unknown'
+  ) {
+    return false;
+  }
   try {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     // Written aside and renamed: a server reading it meanwhile sees the old file or the new one.

@@ -1,13 +1,48 @@
 // Reverse execution with GDB's process record, through the server: from a crash back to the
-// write that caused it.
+// write that caused it. Where the machine probe saw process record fail to run backwards (an AMX
+// CPU under GDB 13), recording is refused up front with the probe's reason, and that is asserted.
 import { describe, expect, it } from 'vitest';
+import { recordVerdict } from '../helpers/machine.js';
 import { lineOf } from '../helpers/markers.js';
 import { startServer } from '../helpers/mcp.js';
 import { saw } from '../helpers/outcomes.js';
 import { fixture } from '../helpers/paths.js';
 
+/** Skips a test that runs backwards where the probe did not see reverse execution work. */
+async function needsReverse(ctx: { skip(note: string): never }): Promise<void> {
+  const record = await recordVerdict();
+  if (record.reverse === 'broken') ctx.skip(`GDB's process record cannot run backwards here: ${record.detail}`);
+  if (record.reverse === 'unknown')
+    ctx.skip(`the machine probe could not tell whether reverse execution works: ${record.detail}`);
+}
+
 describe('reverse execution (record full)', () => {
-  it('runs to the crash recorded, then a watchpoint run backwards finds the corrupting write', async () => {
+  it('is refused up front, with the reason, where process record cannot run backwards', async (ctx) => {
+    const record = await recordVerdict();
+    if (record.reverse !== 'broken')
+      ctx.skip(`reverse execution is not known to fail here (${record.reverse}: ${record.detail})`);
+    const h = await startServer();
+    const start = await h.call('dbg_start', { program: fixture('corrupt'), record: true });
+    expect(start).toMatchObject({ isError: true, code: 'backend_unavailable' });
+    const message: string = start.data.error.message;
+    expect(message).toContain(`dbg_start record=true is refused: ${record.detail}`);
+    expect(message).toMatch(/Instead: rr records .*dbg_record/);
+    // Nothing was left behind, and the same program starts without recording, to its crash.
+    const listed = await h.call('dbg_sessions', {});
+    expect(listed.data.sessions).toEqual([]);
+    const plain = await h.call('dbg_start', { program: fixture('corrupt') });
+    expect(plain.data.outcome).toMatchObject({ signal: 'SIGSEGV', frame: { line: lineOf('corrupt.c', '@crash') } });
+    // record_start at a stop is refused the same way, and the session goes on.
+    const id = plain.data.session_id;
+    const rec = await h.call('dbg_run', { session_id: id, action: 'record_start' });
+    expect(rec).toMatchObject({ isError: true, code: 'backend_unavailable' });
+    expect(rec.data.error.message).toContain(`recording is not started: ${record.detail}`);
+    const where = await h.call('dbg_inspect', { session_id: id, view: 'stack' });
+    expect(where.isError).toBe(false);
+  });
+
+  it('runs to the crash recorded, then a watchpoint run backwards finds the corrupting write', async (ctx) => {
+    await needsReverse(ctx);
     const h = await startServer();
     const start = await h.call('dbg_start', { program: fixture('corrupt'), record: true });
     expect(start.data.outcome).toMatchObject({
@@ -37,7 +72,8 @@ describe('reverse execution (record full)', () => {
     expect(locals.data.data.variables).toContainEqual({ name: 'i', value: '4', type: 'int' });
   });
 
-  it('steps back into a call, finishes backwards out of it, and reports the ends of history', async () => {
+  it('steps back into a call, finishes backwards out of it, and reports the ends of history', async (ctx) => {
+    await needsReverse(ctx);
     const h = await startServer();
     const start = await h.call('dbg_start', {
       program: fixture('corrupt'),
@@ -70,6 +106,13 @@ describe('reverse execution (record full)', () => {
     expect(refused).toMatchObject({ isError: true, code: 'wrong_state' });
     expect(refused.data.error.message).toMatch(/record_start/);
     const rec = await h.call('dbg_run', { session_id: id, action: 'record_start' });
+    const record = await recordVerdict();
+    if (record.reverse === 'broken') {
+      expect(rec).toMatchObject({ isError: true, code: 'backend_unavailable' });
+      expect(rec.data.error.message).toContain(record.detail);
+      await saw(ctx, `record_start refused: process record cannot run backwards here (${record.detail})`);
+      return;
+    }
     expect(rec.data.session.recording).toBe(true);
     // Without record=true glibc's vector routines run, and record full stops on them, saying so; on
     // a CPU without those instructions glibc takes other routines and the recording runs through

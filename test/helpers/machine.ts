@@ -17,3 +17,13 @@ export async function hardwareVerdicts() {
 export async function inferiorCallVerdict() {
   return (await machineProbe()).calls;
 }
+
+/**
+ * Whether GDB's process record runs a program backwards here: 'work', 'broken' (an AMX CPU under
+ * GDB 13: recording works, going back fails with "Couldn't write extended state status") or
+ * 'unknown', with the probe's words. A test of reverse execution runs where it works, and where
+ * it is broken asserts the server's refusal of record=true instead.
+ */
+export async function recordVerdict() {
+  return (await machineProbe()).record;
+}

@@ -16,6 +16,15 @@
 //
 // The same stopped program answers a second question: can GDB call a function in it? GDB 13
 // on CPUs with AMX state fails every inferior call ("Couldn't write extended state status").
+//
+// And a third, on the program started again: can GDB's process record run it backwards? The same
+// GDB on the same CPUs records forwards and fails to go back over any instruction that wrote a
+// vector register (it cannot write the extended state back): measured, `reverse-stepi` over the
+// loader's `punpcklqdq %xmm2,%xmm1` in `_dl_start`. Three `stepi` (the old check) pass; a
+// reverse run over a real stretch does not, and under MI it does not stop either: GDB prints the
+// error over and over (115,000 lines in 5 s) with the thread still "running". So the probe
+// records the loader's first RECORD_PROBE_STEPS instructions (libc's and the loader's string
+// routines use SSE registers) and runs backwards over them, ending at the first error line.
 
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -24,13 +33,14 @@ import type { MiTuple } from '../../protocols/mi/miRecords.js';
 import { findOnPath } from '../../util/which.js';
 import {
   isExitStop,
+  miString,
   miTuple,
   narrowBreakpoint,
   narrowBreakpointTable,
   narrowDisassembly,
   narrowStop,
 } from './gdbNarrow.js';
-import { GdbProbeProcess } from './gdbProbeProcess.js';
+import { GdbProbeProcess, type ProbeRunEnd } from './gdbProbeProcess.js';
 
 export type HardwareVerdict = 'work' | 'dead' | 'unknown';
 
@@ -51,9 +61,16 @@ export interface InferiorCallProbe {
   detail: string;
 }
 
+export interface RecordProbe {
+  /** Whether GDB's process record runs the program backwards here. */
+  reverse: 'work' | 'broken' | 'unknown';
+  detail: string;
+}
+
 export interface MachineProbe {
   hardware: HardwareDebugProbe;
   calls: InferiorCallProbe;
+  record: RecordProbe;
 }
 
 export interface MachineProbeOptions {
@@ -171,6 +188,34 @@ export function judgeInferiorCall(outcome: { value: string } | { error: string }
   };
 }
 
+/** Instructions recorded before the probe runs back: measured 0.1-0.2 s for gdb's whole run. */
+export const RECORD_PROBE_STEPS = 1000;
+
+/** Reads how a reverse run over a recorded stretch ended. */
+export function judgeReverseRun(
+  end: { stop: { reason?: string } } | { error: string } | { none: string },
+  amx: boolean,
+): RecordProbe {
+  const cpu = amx ? ' (AMX: amx_tile in /proc/cpuinfo)' : '';
+  if ('stop' in end) {
+    return end.stop.reason === 'no-history'
+      ? {
+          reverse: 'work',
+          detail: `a reverse-continue over ${RECORD_PROBE_STEPS} recorded instructions came back to the start of the history${amx ? ' (on a CPU with AMX)' : ''}`,
+        }
+      : { reverse: 'unknown', detail: `the reverse-continue stopped for another reason (${end.stop.reason ?? '?'})` };
+  }
+  if ('none' in end) return { reverse: 'unknown', detail: `the reverse-continue gave no answer: ${end.none}` };
+  const said = end.error.slice(0, 120);
+  if (/extended state|Couldn't write (?:extended|registers)/i.test(end.error)) {
+    return {
+      reverse: 'broken',
+      detail: `gdb records here but cannot run backwards: going back over an instruction that wrote a vector register, it cannot write this CPU's extended register state back${cpu} ("${said}"); a newer gdb fixes it`,
+    };
+  }
+  return { reverse: 'broken', detail: `gdb records here but the reverse-continue failed: "${said}"` };
+}
+
 const hex = (n: bigint): string => `0x${n.toString(16)}`;
 const hexText = (decimal: string): string => (/^\d+$/.test(decimal) ? hex(BigInt(decimal)) : decimal);
 
@@ -277,18 +322,47 @@ async function probeWith(
 }
 
 async function probeCalls(gdb: GdbProbeProcess): Promise<InferiorCallProbe> {
-  let cpuinfo = '';
-  try {
-    cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
-  } catch {
-    // Not Linux, or no /proc: the call itself still answers.
-  }
+  const cpuinfo = readCpuinfo();
   try {
     await gdb.send('gdb-set', { raw: 'may-call-functions on' });
     return judgeInferiorCall({ value: await gdb.evaluate('(int)getpid()') }, cpuHasAmx(cpuinfo));
   } catch (e) {
     return judgeInferiorCall({ error: (e as Error).message }, cpuHasAmx(cpuinfo));
   }
+}
+
+function readCpuinfo(): string {
+  try {
+    return readFileSync('/proc/cpuinfo', 'utf8');
+  } catch {
+    return ''; // Not Linux, or no /proc: the run itself still answers.
+  }
+}
+
+/** The program started again at its first instruction, recorded forwards, then run back. */
+async function probeRecord(gdb: GdbProbeProcess, timeoutMs: number): Promise<RecordProbe> {
+  const amx = cpuHasAmx(readCpuinfo());
+  try {
+    await gdb.send('break-delete');
+    await gdb.cli('kill').catch(() => undefined);
+    const entry = await gdb.resume(() => gdb.cli('starti'));
+    if (!entry || isExitStop(entry)) return { reverse: 'unknown', detail: 'the program did not start again' };
+    await gdb.cli('record full');
+    const forward = await gdb.runUntilStopOrError(() => gdb.cli(`stepi ${RECORD_PROBE_STEPS}`), timeoutMs);
+    if (!('stop' in forward)) {
+      const why = 'error' in forward ? forward.error : forward.none;
+      return { reverse: 'unknown', detail: `recording forwards did not stop: ${why}` };
+    }
+  } catch (e) {
+    return { reverse: 'unknown', detail: `recording could not begin: ${(e as Error).message}` };
+  }
+  let back: ProbeRunEnd;
+  try {
+    back = await gdb.runUntilStopOrError(() => gdb.send('exec-continue', ['--reverse']), timeoutMs);
+  } catch (e) {
+    back = { error: (e as Error).message };
+  }
+  return judgeReverseRun('stop' in back ? { stop: { reason: miString(back.stop, 'reason') } } : back, amx);
 }
 
 /**
@@ -302,6 +376,7 @@ export async function probeMachine(options: MachineProbeOptions): Promise<Machin
   const unknown = (why: string): MachineProbe => ({
     hardware: { watchpoints: 'unknown', breakpoints: 'unknown', detail: why, ms: elapsed() },
     calls: { inferiorCalls: 'unknown', detail: why },
+    record: { reverse: 'unknown', detail: why },
   });
   if (!program) return unknown('no /bin/true to probe with');
   let gdb: GdbProbeProcess | undefined;
@@ -326,7 +401,8 @@ export async function probeMachine(options: MachineProbeOptions): Promise<Machin
       };
       calls = { inferiorCalls: 'unknown', detail: 'not tried: the program did not reach the probe stop' };
     }
-    result = { hardware: { ...hardware, ms: 0 }, calls };
+    const record = await probeRecord(gdb, options.commandTimeoutMs ?? 10_000);
+    result = { hardware: { ...hardware, ms: 0 }, calls, record };
   } catch (e) {
     result = unknown(`probe failed: ${(e as Error).message}`);
   } finally {

@@ -7,6 +7,7 @@ import type { OpenReport, TargetSpec } from '../debuggerBackend.js';
 import type { GdbContext } from './gdbContext.js';
 import { loadProgram } from './gdbLaunch.js';
 import { RECORD_WARNING, recordEnvironment } from './gdbRecord.js';
+import { refuseBrokenRecording } from './gdbRunControl.js';
 import { attachProcess, connectRemote, openCore, setForkMode, setRemoteProgram, setSysroot } from './gdbTargets.js';
 
 /** The program a local process runs ('' when /proc does not say). */
@@ -25,6 +26,8 @@ function executableOf(pid: number): string {
 export async function openTarget(g: GdbContext, target: TargetSpec, signal?: AbortSignal): Promise<OpenReport> {
   const warnings: string[] = g.options.note ? [g.options.note] : [];
   const recorded = target.kind === 'launch' && target.record === true;
+  // Before anything loads: where recording cannot run backwards, a recorded start is refused.
+  if (recorded) await refuseBrokenRecording('record=true');
   const program =
     target.program && recorded ? { ...target.program, env: recordEnvironment(target.program.env) } : target.program;
   const throughStub = target.kind === 'launch' && target.remote !== undefined;

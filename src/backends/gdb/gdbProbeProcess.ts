@@ -26,9 +26,14 @@ export interface GdbProbeProcessOptions {
   separateDebugInfo?: boolean;
 }
 
+/** What ended a wait for the program: a stop (or exit), an unasked error line of GDB's, or nothing. */
+export type ProbeRunEnd = { stop: MiTuple } | { error: string } | { none: string };
+
 export class GdbProbeProcess {
   private readonly stops: MiTuple[] = [];
   private waiter: ((stop: MiTuple | undefined) => void) | undefined;
+  /** Told of GDB's unasked log lines (`&"…"`) while someone waits in `runUntilStopOrError`. */
+  private logWaiter: ((text: string) => void) | undefined;
   private exited = false;
 
   private constructor(
@@ -46,8 +51,9 @@ export class GdbProbeProcess {
       { write: (chunk) => child.stdin.write(chunk) },
       {
         defaultTimeoutMs: commandTimeoutMs,
-        onRecord: (record) => {
+        onRecord: (record, captured) => {
           if (record.kind === 'exec' && record.class === 'stopped') self?.pushStop(record.results);
+          else if (record.kind === 'log' && !captured) self?.logWaiter?.(record.text);
         },
       },
     );
@@ -140,6 +146,33 @@ export class GdbProbeProcess {
     this.stops.length = 0;
     await start();
     return this.nextStop();
+  }
+
+  /**
+   * Resumes with `start` and waits, up to `timeoutMs`, for the stop, or for the first unasked
+   * error line GDB writes meanwhile (warnings aside): a run that GDB cannot carry out may print
+   * the same error for ever without a stop (process record on an AMX CPU, GDB 13).
+   */
+  async runUntilStopOrError(start: () => Promise<unknown>, timeoutMs: number): Promise<ProbeRunEnd> {
+    this.stops.length = 0;
+    let onError: ((text: string) => void) | undefined;
+    const error = new Promise<ProbeRunEnd>((resolve) => {
+      onError = (text) => {
+        if (/^warning:/i.test(text.trim())) return;
+        resolve({ error: text.trim() });
+      };
+    });
+    this.logWaiter = onError;
+    try {
+      await start();
+      const stop = this.nextStop(timeoutMs).then(
+        (s): ProbeRunEnd => (s ? { stop: s } : { none: this.exited ? 'gdb exited' : `no stop within ${timeoutMs} ms` }),
+      );
+      return await Promise.race([stop, error]);
+    } finally {
+      this.logWaiter = undefined;
+      if (this.waiter) this.waiter(undefined);
+    }
   }
 
   /** Kills the program, asks gdb to quit, then makes sure its whole process group is gone. */

@@ -13,6 +13,7 @@ import {
 import { gdbSet } from '../../protocols/mi/commands/gdb.js';
 import { DebuggerError } from '../../util/errors.js';
 import type { ResumeAction, ResumeOptions, StartMode } from '../debuggerBackend.js';
+import { machineProbe } from '../machineProbe.js';
 import type { GdbContext } from './gdbContext.js';
 import { explainStartFailure } from './gdbErrors.js';
 import { gdbLocation } from './gdbLocation.js';
@@ -110,7 +111,26 @@ export function forceInterrupt(g: GdbContext, gdbPid: number | undefined, step: 
   return measure ? measure() || undefined : undefined;
 }
 
+/**
+ * Refuses recording where the machine probe saw GDB's process record fail to run backwards (an
+ * AMX CPU under GDB 13): forwards it records, and the first reverse run fails with no stop. An
+ * 'unknown' verdict refuses nothing.
+ */
+export async function refuseBrokenRecording(doing: 'record=true' | 'record_start'): Promise<void> {
+  const { record } = await machineProbe();
+  if (record.reverse !== 'broken') return;
+  const what = doing === 'record=true' ? 'dbg_start record=true is refused' : 'recording is not started';
+  throw new DebuggerError(
+    'backend_unavailable',
+    `GDB's process record cannot run programs backwards on this machine, so ${what}: ${record.detail}. ` +
+      'Instead: rr records and replays backwards where the CPU gives it performance counters ' +
+      '(dbg_record, then dbg_start backend=rr trace=…; dbg_doctor says whether rr can record here), or a newer gdb. ' +
+      'Without recording, breakpoints, watchpoints and the stop at a crash work as usual.',
+  );
+}
+
 export async function startRecording(g: GdbContext, signal?: AbortSignal): Promise<void> {
+  await refuseBrokenRecording('record_start');
   // Hardware watchpoints did not fire in reverse here; software ones stop at the writing line.
   await gdbSet(g.mi, 'can-use-hw-watchpoints 0', { signal });
   await g.cli('record full', { signal });

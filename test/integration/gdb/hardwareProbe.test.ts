@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type MachineProbe, probeMachine } from '../../../src/backends/gdb/gdbHardwareProbe.js';
 import { narrowStop } from '../../../src/backends/gdb/gdbNarrow.js';
 import { GdbProbeProcess } from '../../../src/backends/gdb/gdbProbeProcess.js';
+import { RECORD_ENVIRONMENT } from '../../../src/backends/gdb/gdbRecord.js';
 import { childEnvironment } from '../../../src/process/childEnvironment.js';
 import { WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
@@ -86,6 +87,34 @@ describe('hardware debug probe', () => {
     expect(['work', 'broken']).toContain(calls.inferiorCalls);
   });
 
+  it("agrees with a user's reverse run over a recorded real program", async (ctx) => {
+    const { record } = await probe();
+    // corrupt recorded from main to its crash, as dbg_start record=true records it, then run back.
+    const gdb = await GdbProbeProcess.start({ gdbPath: 'gdb', env, commandTimeoutMs: WAIT_MS });
+    let end: Awaited<ReturnType<GdbProbeProcess['runUntilStopOrError']>>;
+    try {
+      await gdb.send('file-exec-and-symbols', [fixture('corrupt')]);
+      for (const [name, value] of Object.entries(RECORD_ENVIRONMENT)) {
+        await gdb.send('gdb-set', { raw: `environment ${name} ${value}` });
+      }
+      await gdb.send('break-insert', ['-t', 'main']);
+      expect((await gdb.resume(() => gdb.send('exec-run')))?.['reason']).toBe('breakpoint-hit');
+      await gdb.cli('record full');
+      expect((await gdb.resume())?.['signal-name']).toBe('SIGSEGV');
+      end = await gdb.runUntilStopOrError(() => gdb.send('exec-continue', ['--reverse']), WAIT_MS);
+    } finally {
+      await gdb.close();
+    }
+    const seen = 'stop' in end ? `stopped (${String(end.stop['reason'])})` : 'error' in end ? end.error : end.none;
+    await ctx.annotate(`probe: ${record.reverse} (${record.detail}); corrupt run back from its crash: ${seen}`);
+    if (record.reverse === 'broken') {
+      expect(end).toEqual({ error: expect.stringMatching(/Couldn't write extended state status/) });
+    } else {
+      expect(record.reverse).toBe('work');
+      expect('stop' in end && end.stop['reason']).toBe('no-history');
+    }
+  });
+
   it('leaves no gdb and no program behind', async () => {
     await probe();
     const left = descendants().filter((p) => p.comm === 'gdb' || p.comm === 'true');
@@ -100,5 +129,6 @@ describe('hardware debug probe', () => {
     const notProgram = await probeMachine({ gdbPath: 'gdb', env, program: fixture('../counter.c') });
     expect(notProgram.hardware).toMatchObject({ watchpoints: 'unknown', breakpoints: 'unknown' });
     expect(notProgram.calls.inferiorCalls).toBe('unknown');
+    expect(notProgram.record.reverse).toBe('unknown');
   });
 });

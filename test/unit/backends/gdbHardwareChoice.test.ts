@@ -1,7 +1,7 @@
 // Hardware or software for each watchpoint and breakpoint, from the probe's verdicts: the dead
 // verdict is the one measured on a Firecracker VM (its detail is the probe's own words there).
 import { describe, expect, it } from 'vitest';
-import { probeChecks } from '../../../src/backends/gdb/gdbDoctor.js';
+import { probeChecks, recordCheck } from '../../../src/backends/gdb/gdbDoctor.js';
 import { chooseHardware } from '../../../src/backends/gdb/gdbHardwareChoice.js';
 import type { MachineProbe } from '../../../src/backends/machineProbe.js';
 
@@ -76,9 +76,14 @@ describe('chooseHardware', () => {
 });
 
 describe('the doctor lines from the probe', () => {
-  const probe = (hardware: typeof dead | typeof work | typeof unknown, calls: MachineProbe['calls']): MachineProbe => ({
+  const probe = (
+    hardware: typeof dead | typeof work | typeof unknown,
+    calls: MachineProbe['calls'],
+    record: MachineProbe['record'] = { reverse: 'work', detail: 'came back to the start of the history' },
+  ): MachineProbe => ({
     hardware: { ...hardware, ms: 300 },
     calls,
+    record,
   });
 
   it('names dead hardware with what the server does instead', () => {
@@ -111,5 +116,30 @@ describe('the doctor lines from the probe', () => {
       [false, 'not known: probe inconclusive', undefined],
       [false, 'not known: not tried', undefined],
     ]);
+  });
+
+  it('says whether process record runs backwards, from the reverse run the probe made', () => {
+    const works = recordCheck(probe(work, { inferiorCalls: 'work', detail: '' }));
+    expect(works).toMatchObject({
+      name: 'record full',
+      ok: true,
+      detail: /^reverse execution works .*start of the history/,
+    });
+    const broken = recordCheck(
+      probe(
+        work,
+        { inferiorCalls: 'broken', detail: '' },
+        { reverse: 'broken', detail: "Couldn't write extended state status" },
+      ),
+    );
+    expect(broken).toMatchObject({
+      ok: false,
+      detail: /^reverse execution does not work here, so record=true is refused: Couldn't write extended state status$/,
+      fix: /newer gdb .* rr/,
+    });
+    const unknownLine = recordCheck(
+      probe(work, { inferiorCalls: 'work', detail: '' }, { reverse: 'unknown', detail: 'no answer' }),
+    );
+    expect(unknownLine).toEqual({ name: 'record full', ok: false, detail: 'not known: no answer' });
   });
 });

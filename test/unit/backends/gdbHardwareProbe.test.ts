@@ -6,6 +6,7 @@ import {
   aarch64LinkSlot,
   cpuHasAmx,
   judgeInferiorCall,
+  judgeReverseRun,
   planProbe,
 } from '../../../src/backends/gdb/gdbHardwareProbe.js';
 import type { Instruction } from '../../../src/model/model.js';
@@ -112,5 +113,26 @@ describe('inferior calls', () => {
     expect(broken.detail).toMatch(/AMX/);
     expect(judgeInferiorCall({ error: 'No symbol "getpid" in current context.' }, false).inferiorCalls).toBe('unknown');
     expect(judgeInferiorCall({ value: '<error>' }, false).inferiorCalls).toBe('unknown');
+  });
+});
+
+describe('reverse execution', () => {
+  it('calls a run back to the start of the history work, the extended-state error broken, a silence unknown', () => {
+    expect(judgeReverseRun({ stop: { reason: 'no-history' } }, false).reverse).toBe('work');
+    const amx = judgeReverseRun({ error: "Couldn't write extended state status: Bad address." }, true);
+    expect(amx.reverse).toBe('broken');
+    expect(amx.detail).toMatch(
+      /cannot run backwards: .*vector register.*\(AMX: amx_tile in \/proc\/cpuinfo\) \("Couldn't write extended state status: Bad address\."\)/,
+    );
+    // Any other error of the reverse run is as broken, in GDB's words.
+    expect(judgeReverseRun({ error: 'Target does not support this operation.' }, false)).toMatchObject({
+      reverse: 'broken',
+      detail: /failed: "Target does not support this operation\."/,
+    });
+    expect(judgeReverseRun({ stop: { reason: 'signal-received' } }, false).reverse).toBe('unknown');
+    expect(judgeReverseRun({ none: 'no stop within 10000 ms' }, false)).toMatchObject({
+      reverse: 'unknown',
+      detail: /no stop within 10000 ms/,
+    });
   });
 });

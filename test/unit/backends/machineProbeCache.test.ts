@@ -34,6 +34,7 @@ const key: ProbeCacheKey = {
 const dead: MachineProbe = {
   hardware: { watchpoints: 'dead', breakpoints: 'dead', detail: 'never fired', ms: 420 },
   calls: { inferiorCalls: 'work', detail: 'calling getpid() in the program worked' },
+  record: { reverse: 'broken', detail: "Couldn't write extended state status" },
 };
 
 describe('the kept machine probe', () => {
@@ -56,6 +57,8 @@ describe('the kept machine probe', () => {
     const file = cacheFile();
     const unknown: MachineProbe = { ...dead, hardware: { ...dead.hardware, watchpoints: 'unknown' } };
     expect(writeCachedProbe(key, unknown, file)).toBe(false);
+    const noRecordVerdict: MachineProbe = { ...dead, record: { reverse: 'unknown', detail: 'no answer' } };
+    expect(writeCachedProbe(key, noRecordVerdict, file)).toBe(false);
     expect(readCachedProbe(key, file)).toBeUndefined();
   });
 
@@ -65,6 +68,10 @@ describe('the kept machine probe', () => {
     writeFileSync(file, '{"version":1,"key":');
     expect(readCachedProbe(key, file)).toBeUndefined();
     writeFileSync(file, JSON.stringify({ version: 99, key, probe: dead }));
+    expect(readCachedProbe(key, file)).toBeUndefined();
+    // A file of the version before process record was probed: its verdicts lack `record`.
+    const { record: _, ...older } = dead;
+    writeFileSync(file, JSON.stringify({ version: 1, key, probe: older }));
     expect(readCachedProbe(key, file)).toBeUndefined();
   });
 
