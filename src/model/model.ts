@@ -192,6 +192,8 @@ export interface ExitEvent {
   signal?: SignalInfo;
   /** True when the debugger killed it on request. */
   killed?: boolean;
+  /** Why it was killed when nobody asked: a run the debugger could not carry out (gdbErrorLoop.ts). */
+  reason?: string;
   /** The process (the backend's name for it) that exited. */
   group?: string;
 }

@@ -94,7 +94,7 @@ function renderInstruction(i: Instruction): string {
 }
 
 export function renderExit(e: ExitEvent): string {
-  if (e.killed) return 'the program was killed';
+  if (e.killed) return e.reason ? printable(`the program was killed: ${e.reason}`) : 'the program was killed';
   if (e.signal) return printable(`the program was killed by ${e.signal.name} (${e.signal.meaning})`);
   return `the program exited with code ${e.code ?? 0}`;
 }

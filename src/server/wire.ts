@@ -132,7 +132,13 @@ export function runtimeReportWire(r: RuntimeReport): RuntimeReportWire {
 }
 
 export function exitWire(e: ExitEvent): ExitWire {
-  return compact({ exit_code: e.code, signal: e.signal?.name, signal_meaning: e.signal?.meaning, killed: e.killed });
+  return compact({
+    exit_code: e.code,
+    signal: e.signal?.name,
+    signal_meaning: e.signal?.meaning,
+    killed: e.killed,
+    reason: e.reason,
+  });
 }
 
 export function outcomeWire(o: RunOutcome): OutcomeWire {

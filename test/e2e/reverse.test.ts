@@ -2,6 +2,7 @@
 // write that caused it. Where the machine probe saw process record fail to run backwards (an AMX
 // CPU under GDB 13), recording is refused up front with the probe's reason, and that is asserted.
 import { describe, expect, it } from 'vitest';
+import { RECORD_ENVIRONMENT } from '../../src/backends/gdb/gdbRecord.js';
 import { recordVerdict } from '../helpers/machine.js';
 import { lineOf } from '../helpers/markers.js';
 import { startServer } from '../helpers/mcp.js';
@@ -128,5 +129,46 @@ describe('reverse execution (record full)', () => {
     }
     const stopped = await h.call('dbg_run', { session_id: id, action: 'record_stop' });
     expect(stopped.data.session.recording).toBeUndefined();
+  });
+
+  it("a run backwards gdb cannot carry out ends, with gdb's reason, instead of looping to its deadline", async (ctx) => {
+    // Recording begun with a raw command (--raw full) is not refused: it is the way into gdb's
+    // own failure, which on an AMX CPU under GDB 13 is an error printed for ever with no stop.
+    const record = await recordVerdict();
+    if (record.reverse === 'unknown')
+      ctx.skip(`the machine probe could not tell whether reverse execution works: ${record.detail}`);
+    const h = await startServer(['--raw', 'full']);
+    // The environment record=true gives the program: glibc's SSE2 routines, which record full steps.
+    const start = await h.call('dbg_start', { program: fixture('corrupt'), stop: 'main', env: RECORD_ENVIRONMENT });
+    const id = start.data.session_id;
+    expect((await h.call('dbg_command', { session_id: id, command: 'record full' })).isError).toBe(false);
+    const crash = await h.call('dbg_run', { session_id: id, action: 'continue' });
+    expect(crash.data.outcome).toMatchObject({ signal: 'SIGSEGV', frame: { line: lineOf('corrupt.c', '@crash') } });
+    // printf's SSE2 routines wrote vector registers: going back over them is what fails where
+    // reverse execution is broken.
+    const back = await h.call('dbg_run', { session_id: id, action: 'reverse_continue', timeout_ms: 60_000 });
+    if (record.reverse === 'work') {
+      // Back to where recording began (or to an instruction it could not record): a stop in history.
+      expect(back.data.outcome).toMatchObject({ kind: 'stopped', replaying: true });
+      await saw(
+        ctx,
+        `reverse execution works here: the run back stopped (${JSON.stringify(back.data.outcome.history ?? back.data.outcome.reason)})`,
+      );
+      return;
+    }
+    await saw(ctx, `reverse execution broken here (${record.detail}): the run back ends as a kill with gdb's words`);
+    expect(back.data.outcome).toMatchObject({
+      kind: 'exited',
+      killed: true,
+      reason: expect.stringMatching(
+        /printed "Couldn't write extended state status: Bad address\." .*reverse execution does not work here/,
+      ),
+    });
+    expect(back.text).toMatch(/the program was killed: gdb could not carry out this run/);
+    // The interrupt answers at once, and the session goes on: the program starts again.
+    const interrupted = await h.call('dbg_run', { session_id: id, action: 'interrupt' });
+    expect(interrupted.data.outcome).toMatchObject({ kind: 'exited', killed: true });
+    const again = await h.call('dbg_run', { session_id: id, action: 'restart' });
+    expect(again.data.outcome).toMatchObject({ kind: 'stopped' });
   });
 });

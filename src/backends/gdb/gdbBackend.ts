@@ -55,6 +55,7 @@ import { glibcRuntime } from '../runtime/glibcRuntime.js';
 import * as breakpoints from './gdbBreakpoints.js';
 import { runCommand } from './gdbCommand.js';
 import { type GdbBackendOptions, type GdbContext, type GdbState, initialState } from './gdbContext.js';
+import { ErrorLoopBreaker } from './gdbErrorLoop.js';
 import { handleRecord } from './gdbEvents.js';
 import * as inspection from './gdbInspection.js';
 import { gdbShell, openTerminal } from './gdbLaunch.js';
@@ -113,6 +114,8 @@ export class GdbBackend implements DebuggerBackend {
   private running = false;
   /** Stops GDB makes without a *stopped record (gdbSilentStop.ts). */
   private readonly silentStops: SilentStopWatch;
+  /** Runs GDB cannot carry out and never ends (gdbErrorLoop.ts). */
+  private readonly errorLoops: ErrorLoopBreaker;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -137,6 +140,7 @@ export class GdbBackend implements DebuggerBackend {
       noteSources: (frames) => noteSources(self.state, frames),
     };
     this.silentStops = new SilentStopWatch(this.context);
+    this.errorLoops = new ErrorLoopBreaker(this.context);
     this.listeners.add((e) => {
       if (e.type === 'running' || e.type === 'stopped' || e.type === 'exited') this.running = e.type === 'running';
     });
@@ -207,6 +211,7 @@ export class GdbBackend implements DebuggerBackend {
           if (!backend) return;
           handleRecord(backend.context, record, captured);
           backend.silentStops.see(record, captured);
+          backend.errorLoops.see(record, captured);
         },
         onUnmatched: (record) => log('debug', 'late or unmatched MI result dropped', { record }),
       },

@@ -140,7 +140,14 @@ export const exitShape = z.object({
   exit_code: z.number().optional().describe('Absent when a signal ended the program.'),
   signal: z.string().optional(),
   signal_meaning: z.string().optional(),
-  killed: z.boolean().optional().describe('Present (true) when killed on request.'),
+  killed: z
+    .boolean()
+    .optional()
+    .describe('Present (true) when killed on request, or to end a run the debugger could not carry out.'),
+  reason: z
+    .string()
+    .optional()
+    .describe('Why the program was killed when nobody asked (the debugger looped on an error).'),
 });
 
 export const outcomeShape = z.union([

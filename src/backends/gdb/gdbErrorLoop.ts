@@ -1,0 +1,91 @@
+// Runs GDB cannot carry out and never ends. Measured with GDB 13.1 (mi-async on) on a CPU with
+// AMX: a reverse-continue under process record prints
+//   &"Couldn't write extended state status: Bad address.\n"
+// about 20,000 times a second, with no *stopped, the thread "running" in -thread-info, and
+// -exec-interrupt answered ^done with no stop after it; `record stop` ends the printing but GDB
+// still takes the thread for running, so nothing can stop it any more. `kill` works. A session
+// would say `running` until its deadline, and every interrupt would time out.
+//
+// So, while the program runs, an unasked error line that GDB is known to repeat for ever, or any
+// line repeated REPEATS times, is checked against GDB's thread states: when GDB still says
+// running, the program is killed and the run ends as an exit that says why, in GDB's words. A line
+// after which every thread has stopped is the silent-stop watch's (gdbSilentStop.ts), not this.
+
+import { threadInfo } from '../../protocols/mi/commands/target.js';
+import type { MiRecord, MiTuple } from '../../protocols/mi/miRecords.js';
+import type { GdbContext } from './gdbContext.js';
+import { miList, miString } from './gdbNarrow.js';
+
+/** Errors after which a run never goes on: GDB prints them again on every turn of its event loop. */
+const ENDLESS = [/Couldn't write extended state status/i, /Couldn't write registers/i];
+
+/** The same unasked line this many times in one run is a loop, whatever it says. */
+export const REPEATS = 50;
+
+/** What the answer says about an error loop GDB was in, with what to do about it. */
+export function errorLoopReason(message: string, count: number, reversing: boolean): string {
+  const said = `gdb could not carry out this run and printed "${message.slice(0, 160)}"${count > 1 ? ` ${count} times` : ''} without stopping, so the program was killed to end it`;
+  if (/extended state/i.test(message)) {
+    return reversing
+      ? `${said}. Going backwards needs gdb to write the CPU's extended register state back, which this gdb cannot do on this CPU (AMX under GDB 13): reverse execution does not work here (dbg_doctor, record full). dbg_run restart runs the program again`
+      : `${said}. This gdb cannot write the CPU's extended register state back on this CPU (AMX under GDB 13). dbg_run restart runs the program again`;
+  }
+  return `${said}. dbg_run restart runs the program again`;
+}
+
+export class ErrorLoopBreaker {
+  /** Whether the program runs, as GDB's *running and *stopped records say (in their order). */
+  private running = false;
+  /** Counts those records: a check is void when one came while it waited. */
+  private generation = 0;
+  private last = '';
+  private repeats = 0;
+  private ending = false;
+
+  constructor(private readonly g: GdbContext) {}
+
+  /** Sees every record in arrival order, after the event handler. */
+  see(record: MiRecord, captured: boolean): void {
+    if (record.kind === 'exec' && (record.class === 'running' || record.class === 'stopped')) {
+      this.running = record.class === 'running';
+      this.generation++;
+      this.last = '';
+      this.repeats = 0;
+      return;
+    }
+    if (record.kind !== 'log' || captured || !this.running || this.g.state.exited) return;
+    const text = record.text.trim();
+    if (text === '') return;
+    if (text === this.last) this.repeats++;
+    else {
+      this.last = text;
+      this.repeats = 1;
+    }
+    if (this.ending) return;
+    if (this.repeats >= REPEATS || ENDLESS.some((p) => p.test(text))) void this.end(text);
+  }
+
+  private async end(message: string): Promise<void> {
+    this.ending = true;
+    const at = this.generation;
+    try {
+      const r = await threadInfo(this.g.mi, { timeoutMs: 5000 });
+      if (this.generation !== at || !this.running) return;
+      const threads = miList(r.results, 'threads').filter(
+        (t): t is MiTuple => typeof t === 'object' && !Array.isArray(t),
+      );
+      // Every thread stopped: a stop GDB did not report, which the silent-stop watch reports.
+      if (threads.length === 0 || threads.every((t) => miString(t, 'state') === 'stopped')) return;
+      await this.g.cli('kill', { timeoutMs: 10_000 });
+      if (this.generation !== at) return;
+      this.running = false;
+      this.generation++;
+      const reason = errorLoopReason(message, this.repeats, this.g.state.reversing);
+      this.g.emit({ type: 'exited', exit: { killed: true, reason } });
+    } catch {
+      // GDB gone or not answering: nothing learned; the next such line tries again.
+    } finally {
+      this.ending = false;
+    }
+  }
+}
