@@ -63,7 +63,8 @@ every thread (\`dbg_inspect\` threads view). Where rr records (\`dbg_doctor\`), 
 
 ## Going backwards: who wrote the bad value
 
-With GDB's process record (\`record full\`: works wherever GDB runs; slow, so for short runs):
+With GDB's process record (\`record full\`: slow, so for short runs; on CPUs with AMX under GDB 13 it
+cannot run backwards, and \`record: true\` is refused there with the reason: \`dbg_doctor\` says which):
 
 1. \`dbg_start {"program": "build/app", "record": true}\` starts at \`main\`, records from there and runs to
    the crash (or the breakpoint, or the deadline). glibc is steered off the vector instructions

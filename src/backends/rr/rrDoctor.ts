@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { childEnvironment } from '../../process/childEnvironment.js';
 import { findOnPath } from '../../util/which.js';
 import type { DoctorCheck, DoctorOptions } from '../debuggerBackend.js';
+import { machineProbe } from '../machineProbe.js';
 import { classifyRrFailure } from './rrText.js';
 
 function run(
@@ -40,7 +41,11 @@ export async function rrDoctor(options: DoctorOptions): Promise<DoctorCheck[]> {
     const r = await run(rr, ['record', '-o', join(dir, 'trace'), '/bin/true'], 20_000);
     if (r.code === 0)
       return [{ name: 'rr', ok: true, detail: `records and replays (perf_event_paranoid=${paranoid ?? '?'})` }];
-    const problem = classifyRrFailure(`${r.err}\n${r.out}`, paranoid === undefined ? undefined : Number(paranoid));
+    const problem = classifyRrFailure(
+      `${r.err}\n${r.out}`,
+      paranoid === undefined ? undefined : Number(paranoid),
+      (await machineProbe()).record.reverse,
+    );
     return [{ name: 'rr', ok: false, detail: `cannot record: ${problem.message}`, fix: problem.fix }];
   } finally {
     rmSync(dir, { recursive: true, force: true });

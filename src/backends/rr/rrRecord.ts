@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { OutputRing } from '../../process/outputRing.js';
 import { signalGroup, spawnInGroup, waitForExit } from '../../process/spawnGroup.js';
 import { DebuggerError } from '../../util/errors.js';
+import { machineProbe } from '../machineProbe.js';
 import { classifyRrFailure, parseTraceDir, recordArgv } from './rrText.js';
 
 export interface RrRecordOptions {
@@ -78,7 +79,7 @@ export async function recordWithRr(options: RrRecordOptions): Promise<RrRecordin
   await waitForExit(child, 100);
   const trace = parseTraceDir(stderrHead) ?? options.traceDir;
   if (!trace || !existsSync(trace)) {
-    const problem = classifyRrFailure(stderrHead);
+    const problem = classifyRrFailure(stderrHead, undefined, (await machineProbe()).record.reverse);
     throw new DebuggerError('backend_unavailable', `rr cannot record here: ${problem.message}. Fix: ${problem.fix}`, {
       rr: problem.kind,
     });

@@ -12,10 +12,24 @@ export interface RrProblem {
   fix: string;
 }
 
-const INSTEAD = "reverse execution still works here with GDB's process record (dbg_start record=true)";
+/**
+ * What runs backwards instead of rr, given whether the machine probe saw GDB's process record run
+ * backwards here ('broken' on an AMX CPU under GDB 13).
+ */
+export function insteadOfRr(reverse: 'work' | 'broken' | 'unknown' = 'unknown'): string {
+  if (reverse === 'work') return "reverse execution still works here with GDB's process record (dbg_start record=true)";
+  if (reverse === 'broken') {
+    return "GDB's process record (dbg_start record=true) cannot run backwards on this machine either (dbg_doctor: record full), so nothing runs backwards here; forwards everything works";
+  }
+  return "GDB's process record (dbg_start record=true) runs backwards where dbg_doctor's record full line says it works";
+}
 
-/** Why `rr record` failed, from its stderr (and the machine's perf_event_paranoid, when known). */
-export function classifyRrFailure(text: string, paranoid?: number): RrProblem {
+/**
+ * Why `rr record` failed, from its stderr (and the machine's perf_event_paranoid, when known);
+ * `reverse` is the machine probe's verdict on GDB's process record, for what to use instead.
+ */
+export function classifyRrFailure(text: string, paranoid?: number, reverse?: 'work' | 'broken' | 'unknown'): RrProblem {
+  const INSTEAD = insteadOfRr(reverse);
   if (/Unable to open performance counter with 'perf_event_open'/.test(text)) {
     return {
       kind: 'no-pmu',

@@ -19,6 +19,15 @@ describe('rr failures', () => {
     expect(p.fix).toMatch(/record=true/);
   });
 
+  it("names GDB's process record instead only as the machine probe saw it", () => {
+    const text = "Unable to open performance counter with 'perf_event_open'";
+    expect(classifyRrFailure(text, undefined, 'work').fix).toMatch(/still works here with GDB's process record/);
+    expect(classifyRrFailure(text, undefined, 'broken').fix).toMatch(
+      /process record \(dbg_start record=true\) cannot run backwards on this machine either/,
+    );
+    expect(classifyRrFailure(text).fix).toMatch(/where dbg_doctor's record full line says it works/);
+  });
+
   it('an unknown CPU', () => {
     const p = classifyRrFailure(
       '[FATAL ./src/PerfCounters_x86.h:114:compute_cpu_microarch()] AMD CPU type 0xf20 (ext family 0xb) unknown',
