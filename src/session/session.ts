@@ -30,10 +30,12 @@ import { OperationRegistry } from './operationRegistry.js';
 import { type DisassembleOptions, type DisassemblyResult, disassembleAt } from './operations/disassembly.js';
 import { type Assignment, assignValue, type EvaluationResult, evaluateExpressions } from './operations/evaluation.js';
 import { type MemoryRead, readMemoryAt } from './operations/memoryRead.js';
+import { findOrigin, type OriginRequest, type OriginResult } from './origin/originSearch.js';
 import { RunControl, type RunOutcome, type RunRequest } from './runControl.js';
 import { initialSnapshot, type Phase, type SessionEvent, type SessionSnapshot, transition } from './sessionState.js';
 import { refusedRun, type SessionTarget } from './targetRules.js';
 
+export type { OriginFacts, OriginResult } from './origin/originSearch.js';
 export type { ReverseAction, RunAction, RunOutcome, RunRequest } from './runControl.js';
 export { REVERSE_ACTIONS } from './runControl.js';
 export type { SessionTarget } from './targetRules.js';
@@ -312,6 +314,21 @@ export class Session {
   /** The start mode of the first run, which restart reuses. */
   set startMode(mode: StartMode) {
     this.runControl.startMode = mode;
+  }
+
+  get startMode(): StartMode {
+    return this.runControl.startMode;
+  }
+
+  /** What dbg_start typed into the program's terminal: a re-execution types it again. */
+  firstInput: { text: string; eof: boolean } | undefined;
+
+  /**
+   * The last write before this stop to the value it is about (or to `expression`), found by
+   * re-executing the program from its start with a watchpoint; the program stops at that write.
+   */
+  origin(request: Omit<OriginRequest, 'stdin'>, signal?: AbortSignal): Promise<OriginResult> {
+    return findOrigin(this, { ...request, ...(this.firstInput ? { stdin: this.firstInput } : {}) }, signal);
   }
 
   // ---- evidence at a stop -------------------------------------------------------------------

@@ -1,10 +1,11 @@
 import * as z from 'zod/v4';
 import { REVERSE_ACTIONS, type RunOutcome } from '../../session/session.js';
 import { DebuggerError } from '../../util/errors.js';
-import { defineSessionTool } from '../defineTool.js';
+import { defineSessionTool, type SessionToolContext } from '../defineTool.js';
 import { parseLocation } from '../locations.js';
 import { includeLocals, inspectPlan, line, onTimeout, sessionId, stackDepth, threadId, timeoutMs } from '../schemas.js';
-import { planOf, runAnswer, runOutputFields } from './runAnswer.js';
+import { originShape, originWire, renderOrigin } from './originAnswer.js';
+import { type PlanOptions, planOf, runAnswer, runOutputFields } from './runAnswer.js';
 import {
   type OperationContext,
   operationIdInput,
@@ -31,12 +32,14 @@ const ACTIONS = [
   'run',
   'record_start',
   'record_stop',
+  'origin',
   ...REVERSE_ACTIONS,
 ] as const;
 
 const input = z.strictObject({
   session_id: sessionId,
-  action: z.enum(ACTIONS).describe('until/advance/jump take location.'),
+  action: z.enum(ACTIONS).describe('until/advance/jump take location. origin: stop at the last write to the value.'),
+  expression: line(1024).optional().describe('origin: the value (default: what the stop is about).'),
   count: z.number().int().min(1).max(10_000).optional().describe('Repeat a step.'),
   thread: threadId.optional(),
   location: line(1024).optional().describe('file.c:42, func or *ADDR.'),
@@ -48,13 +51,18 @@ const input = z.strictObject({
   operation_id: operationIdInput.optional(),
 });
 
-const output = z.object({ ...runOutputFields, operation_id: operationIdOutput, session: z.looseObject({}) });
+const output = z.object({
+  ...runOutputFields,
+  origin: originShape.optional().describe('action=origin only.'),
+  operation_id: operationIdOutput,
+  session: z.looseObject({}),
+});
 
 export const runTool = defineSessionTool({
   name: 'dbg_run',
   title: 'Run control',
   description:
-    'Moves the program, waits up to timeout_ms for the next stop or exit, gathers the inspect plan. At the deadline: running with an operation_id (wait with it later), unless on_timeout=interrupt. interrupt never waits behind other calls. reverse_* need recording (or rr).',
+    'Moves the program, waits up to timeout_ms for the next stop or exit, gathers the inspect plan. At the deadline: running with an operation_id (wait with it later), unless on_timeout=interrupt. interrupt never waits behind other calls. reverse_* need recording (or rr). origin: re-runs the program to the last write to the value the stop is about (or expression) and stops there.',
   input,
   output,
   // Each action has its own states; run control checks them.
@@ -69,7 +77,11 @@ export const runTool = defineSessionTool({
       }
       return waitForOperation(session, { ...args, operation_id: args.operation_id }, ctx);
     }
+    if (args.expression !== undefined && args.action !== 'origin') {
+      throw new DebuggerError('invalid_argument', 'expression: goes with action=origin', { field: 'expression' });
+    }
     const cursor = session.outputEnd ?? 0;
+    if (args.action === 'origin') return originRun(args, ctx, planOf(args));
     const plan = { ...planOf(args), ...(args.action === 'interrupt' ? { interrupted: true } : {}) };
     // Registered before the wait, so its id is in the progress notes: a client whose answer is
     // lost (a dropped connection, a cancel) still knows what to read later.
@@ -100,3 +112,23 @@ export const runTool = defineSessionTool({
     return kept && outcome.kind === 'running' ? withOperation(answer, kept.id) : answer;
   },
 });
+
+/** action=origin: re-executes to the last write to the value, and answers with that stop and the origin. */
+async function originRun(
+  args: { expression?: string | undefined; timeout_ms?: number | undefined },
+  ctx: SessionToolContext,
+  plan: PlanOptions,
+) {
+  const session = ctx.session;
+  const found = await session.origin(
+    {
+      ...(args.expression !== undefined ? { expression: args.expression } : {}),
+      timeoutMs: args.timeout_ms ?? ctx.config.runTimeoutMs,
+    },
+    ctx.signal,
+  );
+  const cursor = session.outputEnd ?? 0;
+  const answer = await runAnswer(session, found.outcome, { ...plan, outputCursor: cursor, signal: ctx.signal });
+  const origin = originWire(found.origin);
+  return { ...answer, data: { ...answer.data, origin }, text: [...renderOrigin(origin), answer.text].join('\n') };
+}
