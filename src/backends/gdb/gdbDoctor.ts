@@ -135,7 +135,7 @@ export function recordCheck(probe: MachineProbe): DoctorCheck {
     name,
     ok: false,
     detail: `reverse execution does not work here, so record=true is refused: ${detail}`,
-    fix: 'a newer gdb (14+) or another CPU; rr (dbg_record) where the CPU gives it performance counters',
+    fix: 'another CPU, or a gdb newer than 13 (not measured here); rr (dbg_record) where the CPU gives it performance counters',
   };
 }
 

@@ -210,7 +210,7 @@ export function judgeReverseRun(
   if (/extended state|Couldn't write (?:extended|registers)/i.test(end.error)) {
     return {
       reverse: 'broken',
-      detail: `gdb records here but cannot run backwards: going back over an instruction that wrote a vector register, it cannot write this CPU's extended register state back${cpu} ("${said}"); a newer gdb fixes it`,
+      detail: `gdb records here but cannot run backwards: going back over an instruction that wrote a vector register, it cannot write this CPU's extended register state back${cpu} ("${said}")`,
     };
   }
   return { reverse: 'broken', detail: `gdb records here but the reverse-continue failed: "${said}"` };

@@ -124,7 +124,7 @@ export async function refuseBrokenRecording(doing: 'record=true' | 'record_start
     'backend_unavailable',
     `GDB's process record cannot run programs backwards on this machine, so ${what}: ${record.detail}. ` +
       'Instead: rr records and replays backwards where the CPU gives it performance counters ' +
-      '(dbg_record, then dbg_start backend=rr trace=…; dbg_doctor says whether rr can record here), or a newer gdb. ' +
+      '(dbg_record, then dbg_start backend=rr trace=…; dbg_doctor says whether rr can record here), or a gdb newer than 13 (not measured here). ' +
       'Without recording, breakpoints, watchpoints and the stop at a crash work as usual.',
   );
 }

@@ -135,7 +135,7 @@ describe('the doctor lines from the probe', () => {
     expect(broken).toMatchObject({
       ok: false,
       detail: /^reverse execution does not work here, so record=true is refused: Couldn't write extended state status$/,
-      fix: /newer gdb .* rr/,
+      fix: /another CPU, or a gdb newer than 13 .* rr/,
     });
     const unknownLine = recordCheck(
       probe(work, { inferiorCalls: 'work', detail: '' }, { reverse: 'unknown', detail: 'no answer' }),
