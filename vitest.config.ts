@@ -4,6 +4,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/globalSetup.ts'],
+    // Each file checks what it left running and counts its assertions (issue 30).
+    setupFiles: ['test/helpers/leakSetup.ts'],
+    // The run's leak check waits up to 10 s for exiting processes before it names what is left.
+    teardownTimeout: 60_000,
     // Deadlines that only catch hangs: a loaded 2-core machine (load 18 measured) runs a test that
     // takes 3 s idle in 30; timing itself is the bench's.
     testTimeout: 120_000,

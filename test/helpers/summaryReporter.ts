@@ -4,6 +4,8 @@
 // neither passes silently. Then the tests that failed, each with the first line of its error, and
 // those that passed only on their second try (vitest.config.ts `retry`), so a flaky test is named
 // in every run's output instead of being hidden by the retry or sinking the whole run.
+// Last, the assertions the tests made (helpers/leakSetup.ts counts them), so a change to the
+// harness shows whether a check was lost.
 import type { Reporter, TestModule } from 'vitest/node';
 
 export default class SummaryReporter implements Reporter {
@@ -11,6 +13,7 @@ export default class SummaryReporter implements Reporter {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    let assertions = 0;
     const outcomes: string[] = [];
     const skips: string[] = [];
     const failures: string[] = [];
@@ -18,6 +21,7 @@ export default class SummaryReporter implements Reporter {
     for (const mod of testModules) {
       for (const test of mod.children.allTests()) {
         const result = test.result();
+        assertions += test.meta().assertions ?? 0;
         const name = `${mod.relativeModuleId} > ${test.fullName}`;
         if (result.state === 'passed') {
           passed++;
@@ -43,7 +47,9 @@ export default class SummaryReporter implements Reporter {
     if (skips.length > 0) lines.push('\nskipped, with the reason:', ...skips);
     if (flaky.length > 0) lines.push('\nflaky (failed once, passed on a retry):', ...flaky);
     if (failures.length > 0) lines.push('\nfailed:', ...failures);
-    process.stdout.write(`${lines.join('\n')}\n${passed} passed, ${failed} failed\n${skipped} skipped\n`);
+    process.stdout.write(
+      `${lines.join('\n')}\n${passed} passed, ${failed} failed\n${skipped} skipped\n${assertions} assertions\n`,
+    );
   }
 }
 
