@@ -169,6 +169,16 @@ describe('reverse execution (record full)', () => {
     const interrupted = await h.call('dbg_run', { session_id: id, action: 'interrupt' });
     expect(interrupted.data.outcome).toMatchObject({ kind: 'exited', killed: true });
     const again = await h.call('dbg_run', { session_id: id, action: 'restart' });
-    expect(again.data.outcome).toMatchObject({ kind: 'stopped' });
+    expect(again.data.outcome).toMatchObject({ kind: 'stopped', frame: { function: 'main' } });
+    // A step back over printf ends the same way.
+    expect((await h.call('dbg_command', { session_id: id, command: 'record full' })).isError).toBe(false);
+    const over = await h.call('dbg_run', { session_id: id, action: 'next' });
+    expect(over.data.outcome).toMatchObject({ kind: 'stopped', frame: { line: lineOf('corrupt.c', '@fill') } });
+    const stepBack = await h.call('dbg_run', { session_id: id, action: 'reverse_next', timeout_ms: 60_000 });
+    expect(stepBack.data.outcome).toMatchObject({
+      kind: 'exited',
+      killed: true,
+      reason: expect.stringMatching(/extended state status/),
+    });
   });
 });

@@ -6,8 +6,8 @@
 // still takes the thread for running, so nothing can stop it any more. `kill` works. A session
 // would say `running` until its deadline, and every interrupt would time out.
 //
-// So, while the program runs, an unasked error line that GDB is known to repeat for ever, or any
-// line repeated REPEATS times, is checked against GDB's thread states: when GDB still says
+// So, while the program runs, an unasked error line that GDB is known to repeat for ever (seen
+// ENDLESS_REPEATS times), or any line repeated REPEATS times, is checked against GDB's thread states: when GDB still says
 // running, the program is killed and the run ends as an exit that says why, in GDB's words. A line
 // after which every thread has stopped is the silent-stop watch's (gdbSilentStop.ts), not this.
 
@@ -18,6 +18,8 @@ import { miList, miString } from './gdbNarrow.js';
 
 /** Errors after which a run never goes on: GDB prints them again on every turn of its event loop. */
 const ENDLESS = [/Couldn't write extended state status/i, /Couldn't write registers/i];
+/** How often one of those must come in one run (the loop prints thousands a second; one may be a one-off). */
+export const ENDLESS_REPEATS = 3;
 
 /** The same unasked line this many times in one run is a loop, whatever it says. */
 export const REPEATS = 50;
@@ -62,7 +64,8 @@ export class ErrorLoopBreaker {
       this.repeats = 1;
     }
     if (this.ending) return;
-    if (this.repeats >= REPEATS || ENDLESS.some((p) => p.test(text))) void this.end(text);
+    const endless = this.repeats >= ENDLESS_REPEATS && ENDLESS.some((p) => p.test(text));
+    if (endless || this.repeats >= REPEATS) void this.end(text);
   }
 
   private async end(message: string): Promise<void> {

@@ -57,7 +57,11 @@ describe('the error-loop breaker', () => {
   it('kills the program when GDB repeats the extended-state error while it says the thread runs', async () => {
     const gdb = fakeGdb(THREADS_RUNNING);
     gdb.state.reversing = true;
-    gdb.feed(RUNNING, EXTENDED, EXTENDED, EXTENDED);
+    gdb.feed(RUNNING, EXTENDED, EXTENDED);
+    await settle();
+    // Twice may be a one-off; the third time it is the loop.
+    expect(gdb.sent).toEqual([]);
+    gdb.feed(EXTENDED);
     await settle();
     expect(gdb.sent).toEqual(['thread-info', 'cli kill']);
     expect(gdb.events).toEqual([
@@ -79,7 +83,7 @@ describe('the error-loop breaker', () => {
 
   it('leaves a stop GDB made without saying so to the silent-stop watch', async () => {
     const gdb = fakeGdb(THREADS_STOPPED);
-    gdb.feed(RUNNING, EXTENDED);
+    gdb.feed(RUNNING, EXTENDED, EXTENDED, EXTENDED);
     await settle();
     expect(gdb.sent).toEqual(['thread-info']);
     expect(gdb.events).toEqual([]);
@@ -104,12 +108,12 @@ describe('the error-loop breaker', () => {
 
   it('ignores errors while the program is stopped, and lines a command asked for', async () => {
     const gdb = fakeGdb(THREADS_RUNNING);
-    gdb.feed(EXTENDED);
+    gdb.feed(EXTENDED, EXTENDED, EXTENDED);
     await settle();
     expect(gdb.sent).toEqual([]);
     const breaker = new ErrorLoopBreaker(gdb.g);
     breaker.see(parseMiLine(RUNNING), false);
-    breaker.see(parseMiLine(EXTENDED), true);
+    for (let i = 0; i < 3; i++) breaker.see(parseMiLine(EXTENDED), true);
     await settle();
     expect(gdb.sent).toEqual([]);
   });
