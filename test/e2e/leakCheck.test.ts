@@ -4,8 +4,10 @@
 // line and start time, and the file; then the program must be gone (the run's check kills it).
 // A file that ends what it starts passes the same check.
 import { execFile } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { fixture, repoRoot } from '../helpers/paths.js';
 import { alive, killQuietly, until } from '../helpers/procfs.js';
 
@@ -13,6 +15,14 @@ interface Run {
   code: number | null;
   output: string;
 }
+
+// The program the fixture files start: a copy of spin in a directory of the nested run's own
+// (DBG_MCP_LEAK_CHECKOUT), so that this run's own programs, out of the tree for a moment while
+// another file runs beside this one, are never counted by the nested run.
+const dir = mkdtempSync(join(tmpdir(), 'dbg-mcp-leak-'));
+const spin = join(dir, 'spin');
+copyFileSync(fixture('spin'), spin);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** vitest on one fixture file of leakCheck/, with the project's setup and teardown. */
 function nestedVitest(filter: string): Promise<Run> {
@@ -31,7 +41,11 @@ function nestedVitest(filter: string): Promise<Run> {
         filter,
       ],
       // The leaked program is certain to stay: no need for the whole grace given to exiting ones.
-      { cwd: repoRoot, env: { ...env, DBG_MCP_LEAK_GRACE_MS: '1000', NO_COLOR: '1' }, maxBuffer: 1 << 24 },
+      {
+        cwd: repoRoot,
+        env: { ...env, DBG_MCP_LEAK_CHECKOUT: dir, DBG_MCP_LEAK_GRACE_MS: '1000', NO_COLOR: '1' },
+        maxBuffer: 1 << 24,
+      },
       (error, stdout, stderr) => {
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, output: `${stdout}\n${stderr}` });
       },
@@ -47,7 +61,7 @@ describe('the leak check', () => {
       expect(pid, run.output).toBeGreaterThan(0);
       expect(run.code, run.output).not.toBe(0);
       const named = new RegExp(
-        `pid ${pid} \`${fixture('spin')}\` started \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z, started during test/e2e/leakCheck/leaves.fixture.ts`,
+        `pid ${pid} \`${spin}\` started \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z, started during test/e2e/leakCheck/leaves.fixture.ts`,
       );
       // The file's own check, then the run's.
       expect(run.output).toMatch(
@@ -55,6 +69,8 @@ describe('the leak check', () => {
       );
       expect(run.output).toMatch(/leak check: 1 process\(es\) of this run still alive at its end \(killed now\)/);
       expect(run.output.match(new RegExp(named.source, 'g')) ?? []).toHaveLength(2);
+      // Out of the tree once the nested worker ended: the run's check found it by its executable.
+      expect(run.output).toMatch(new RegExp(`${named.source} \\(re-parented: its parent is gone\\)`));
       // Killed by the run's check: it does not outlive the run that reported it.
       await until(() => !alive(pid), `leaked pid ${pid} to be gone`, 30_000);
     } finally {

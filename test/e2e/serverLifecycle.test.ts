@@ -5,16 +5,8 @@ import type { ChildProcess } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { HANG_MS, HANG_TEST_MS } from '../helpers/outcomes.js';
 import { fixture } from '../helpers/paths.js';
+import { alive } from '../helpers/procfs.js';
 import { RawServer } from '../helpers/rawServer.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function gone(pids: number[], withinMs: number): Promise<boolean> {
   const deadline = Date.now() + withinMs;

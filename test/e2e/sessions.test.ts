@@ -10,15 +10,7 @@ import { setLogLevel } from '../../src/util/log.js';
 import { startServer } from '../helpers/mcp.js';
 import { WAIT_MS } from '../helpers/outcomes.js';
 import { fixture, fixturesDir } from '../helpers/paths.js';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { alive } from '../helpers/procfs.js';
 
 /** Resolves once `pid` is gone (a killed child may take a moment to be reaped by init). */
 async function gone(pid: number): Promise<void> {

@@ -12,6 +12,9 @@ import { alive, descendants, killQuietly, until } from '../helpers/procfs.js';
 
 type Caller = Awaited<ReturnType<typeof startInProcess>>;
 
+/** The product's default, one warm gdb: test servers start with none unless asked (helpers/paths.ts). */
+const POOLED = ['--warm', '1'];
+
 /** A session stopped at main of hello; answers its id and its debugger's pid. */
 async function startHello(
   h: Pick<Caller, 'call'>,
@@ -38,7 +41,7 @@ async function pooledGdb(h: Caller, kind: 'gdb' | 'lldb' = 'gdb'): Promise<numbe
 
 describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
   it('a second dbg_start takes the gdb the pool started after the first', async () => {
-    const h = await startInProcess();
+    const h = await startInProcess(POOLED);
     expect(h.created.sessions.poolStats().prepared, 'nothing is started before a session asks').toBe(0);
     const first = await startHello(h);
     const pooled = await pooledGdb(h);
@@ -53,7 +56,7 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
   });
 
   it('the refill starts as soon as the dbg_start that took from the pool has answered', async () => {
-    const h = await startInProcess();
+    const h = await startInProcess(POOLED);
     const first = await startHello(h);
     await pooledGdb(h);
     await h.call('dbg_close', { session_id: first.id });
@@ -71,7 +74,7 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
   it.skipIf(findLldbDap() === undefined)(
     'LLDB too: a second dbg_start takes the lldb-dap the pool started and initialized after the first',
     async () => {
-      const h = await startInProcess();
+      const h = await startInProcess(POOLED);
       const first = await startHello(h, 'lldb');
       const pooled = await pooledGdb(h, 'lldb');
       expect(pooled).not.toBe(first.debuggerPid);
@@ -88,7 +91,7 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
   );
 
   it('a pooled gdb that was killed is not handed out, and is replaced', async () => {
-    const h = await startInProcess();
+    const h = await startInProcess(POOLED);
     await startHello(h);
     const pooled = await pooledGdb(h);
     killQuietly(pooled);
@@ -101,7 +104,7 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
   });
 
   it('a pooled gdb that dies after it was handed out: the session opens on a fresh gdb', async () => {
-    const h = await startInProcess();
+    const h = await startInProcess(POOLED);
     await startHello(h);
     const pooled = await pooledGdb(h);
     // Stopped, the pooled gdb passes the liveness check and is handed out, then answers nothing;
@@ -128,7 +131,7 @@ describe('the warm debugger pool', { timeout: HANG_TEST_MS }, () => {
 
   for (const end of ['SIGKILL of the server', 'the client hanging up'] as const) {
     it(`no pooled gdb outlives the server: ${end}`, async () => {
-      const h = await startServer();
+      const h = await startServer(POOLED);
       const serverPid = h.transport.pid as number;
       const session = await startHello(h);
       // The pool's gdb: a gdb child of the server that is not the session's.

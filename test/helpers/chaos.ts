@@ -2,6 +2,11 @@
 // Not a DBG_MCP_* name: the server refuses unknown variables of its own prefix, and some tests
 // start it with this process's environment.
 
+/** Whether this is the chaos run (`npm run test:chaos` sets CHAOS_TRIALS): the long versions. */
+export function chaosRun(): boolean {
+  return (process.env['CHAOS_TRIALS'] ?? '') !== '';
+}
+
 export function chaosTrials(fallback = 3): number {
   const raw = process.env['CHAOS_TRIALS'];
   if (raw === undefined || raw === '') return fallback;

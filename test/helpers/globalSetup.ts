@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildFixtures } from '../../scripts/buildFixtures.mjs';
-import { describeLeaks, killAll, leaksAfterGrace, readSpans, startTicks } from './leakCheck.js';
+import { describeLeaks, killAll, leaksAfterGrace, readSpans, runScope, startTicks } from './leakCheck.js';
 import { repoRoot } from './paths.js';
 
 declare module 'vitest' {
@@ -33,7 +33,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
 
   return async function teardown(): Promise<void> {
     // Before vitest closes its pool: its workers are not counted (leakCheck.ts), what they started is.
-    const left = await leaksAfterGrace({ root: process.pid, checkout: repoRoot, since });
+    const left = await leaksAfterGrace(runScope(repoRoot, process.pid, since));
     const spans = readSpans(log);
     rmSync(dir, { recursive: true, force: true });
     if (left.length === 0) return;

@@ -14,7 +14,7 @@ import { parseCommandLine } from '../../src/cli/options.js';
 import { type CreatedServer, createServer } from '../../src/server/createServer.js';
 import { setLogLevel } from '../../src/util/log.js';
 import { callTool, type McpCaller } from './mcp.js';
-import { fixturesDir } from './paths.js';
+import { fixturesDir, serverArgs } from './paths.js';
 import { alive, descendants, describeProcs } from './procfs.js';
 
 export interface InProcessHarness extends McpCaller {
@@ -73,7 +73,10 @@ async function shutDown(h: InProcessHarness): Promise<string[]> {
  * unless `args` names roots. `env` holds DBG_MCP_* settings, as the spawned server's environment.
  */
 export async function startInProcess(args: string[] = [], env: Record<string, string> = {}): Promise<InProcessHarness> {
-  const parsed = parseCommandLine([...(args.includes('--root') ? [] : ['--root', fixturesDir]), ...args], env);
+  const parsed = parseCommandLine(
+    [...(args.includes('--root') ? [] : ['--root', fixturesDir]), ...serverArgs(args, env)],
+    env,
+  );
   if (parsed.command !== 'serve') throw new Error(`startInProcess serves; "${parsed.command}" is the CLI's`);
   const config = { ...parsed.config, roots: parsed.config.roots.map((r) => resolve(r)) };
   // The call log (info) is the spawned server's to test (callLog.test.ts); here it is noise.

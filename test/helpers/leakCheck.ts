@@ -114,6 +114,8 @@ export interface LeakScope {
   root: number;
   /** The checkout: a process outside the tree is the run's only if it points under here. */
   checkout: string;
+  /** Processes whose command line names this directory are vitest's own (its workers), not leaks. */
+  machinery: string;
   /** Only processes started at or after this many ticks after boot count. */
   since: number;
   /**
@@ -141,7 +143,7 @@ export function leaksNow(scope: LeakScope): Leak[] {
     if (p.pid === scope.root || p.pid === process.pid || p.start < scope.since) continue;
     // vitest's own processes (its workers, started for the next file while this one ends) are the
     // run's machinery, not leaks.
-    if (commandLine(p.pid).includes(`${scope.checkout}/node_modules/`)) continue;
+    if (commandLine(p.pid).includes(scope.machinery)) continue;
     const chain = ancestry(p.pid, byPid);
     if (chain.includes(scope.root)) {
       found.push({ pid: p.pid, command: commandLine(p.pid), start: p.start, how: 'descendant' });
@@ -158,6 +160,20 @@ export function leaksNow(scope: LeakScope): Leak[] {
     if (mine) found.push({ pid: p.pid, command, start: p.start, how: 'orphan' });
   }
   return found;
+}
+
+/**
+ * The scope of this checkout's run. DBG_MCP_LEAK_CHECKOUT names another directory whose programs
+ * count as the run's: the check's own test leaks a program from a directory of its own, so that
+ * what the enclosing run has out of the tree at that moment is not seen as the inner run's.
+ */
+export function runScope(repoRoot: string, root: number, since: number): LeakScope {
+  return {
+    root,
+    since,
+    checkout: process.env['DBG_MCP_LEAK_CHECKOUT'] || repoRoot,
+    machinery: `${repoRoot}/node_modules/`,
+  };
 }
 
 /** Polls until nothing in `scope` is alive, or `graceMs` passed; answers what is still alive. */

@@ -16,6 +16,7 @@ import {
   nowTicks,
   othersRan,
   readSpans,
+  runScope,
 } from './leakCheck.js';
 import { repoRoot } from './paths.js';
 
@@ -43,7 +44,7 @@ afterAll(async () => {
   const log = inject('leakLog');
   logFileEvent(log, 'end', file);
   const orphans = !othersRan(readSpans(log), file, since);
-  const left = await leaksAfterGrace({ root: process.pid, checkout: repoRoot, since, orphans });
+  const left = await leaksAfterGrace({ ...runScope(repoRoot, process.pid, since), orphans });
   if (left.length === 0) return;
   const lines = describeLeaks(left, readSpans(log));
   throw new Error(

@@ -10,7 +10,7 @@ import * as z from 'zod/v4';
 import { EVIDENCE_VERSION, errorShape, sessionShape } from '../../src/server/answers/shapes.js';
 import { defaultConfig } from '../../src/server/config.js';
 import { allTools } from '../../src/server/tools/index.js';
-import { fixturesDir, repoRoot } from './paths.js';
+import { fixturesDir, repoRoot, serverArgs } from './paths.js';
 
 export interface CallResult {
   /** structuredContent of the answer. */
@@ -74,7 +74,11 @@ afterEach(async () => {
 export async function startServer(args: string[] = [], env: Record<string, string> = {}): Promise<McpHarness> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(repoRoot, 'dist', 'dbg-mcp.js'), ...(args.includes('--root') ? [] : ['--root', fixturesDir]), ...args],
+    args: [
+      join(repoRoot, 'dist', 'dbg-mcp.js'),
+      ...(args.includes('--root') ? [] : ['--root', fixturesDir]),
+      ...serverArgs(args, env),
+    ],
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', ...env },
     stderr: 'pipe',
   });

@@ -10,7 +10,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterEach } from 'vitest';
 import { unixSocketFetch } from '../../src/transport/unixSocketFetch.js';
 import type { CallResult } from './mcp.js';
-import { fixturesDir, repoRoot } from './paths.js';
+import { fixturesDir, repoRoot, serverArgs } from './paths.js';
 import { killQuietly } from './procfs.js';
 
 export interface RawAnswer {
@@ -78,7 +78,7 @@ function spawnServer(
 ): { child: ChildProcess; logs: any[]; lines: string[] } {
   const child = spawn(
     process.execPath,
-    [join(repoRoot, 'dist', 'dbg-mcp.js'), 'serve', '--root', fixturesDir, ...args],
+    [join(repoRoot, 'dist', 'dbg-mcp.js'), 'serve', '--root', fixturesDir, ...serverArgs(args)],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...extraEnv },

@@ -37,21 +37,24 @@ export function allProcs(): Proc[] {
     .filter((p): p is Proc => p !== undefined);
 }
 
-/** True while `pid` runs (a zombie is dead, only not yet reaped). */
-export function alive(pid: number): boolean {
-  const p = readProc(pid);
+/**
+ * True while `pid` runs (a zombie is dead, only not yet reaped; no pid is no process). The one
+ * `alive` of the tests: kill(pid, 0) would call a zombie alive.
+ */
+export function alive(pid: number | undefined): boolean {
+  const p = pid === undefined ? undefined : readProc(pid);
   return p !== undefined && p.state !== 'Z';
 }
 
-/** Every live process whose parent chain reaches `root` (default: this process). */
-export function descendants(root = process.pid): Proc[] {
+/** Every live process (and with `zombies`, every unreaped one too) whose parent chain reaches `root`. */
+export function descendants(root = process.pid, { zombies = false } = {}): Proc[] {
   const byParent = new Map<number, Proc[]>();
   for (const p of allProcs()) byParent.set(p.ppid, [...(byParent.get(p.ppid) ?? []), p]);
   const found: Proc[] = [];
   const queue = [root];
   while (queue.length > 0) {
     for (const child of byParent.get(queue.shift() ?? 0) ?? []) {
-      if (child.state !== 'Z') found.push(child);
+      if (zombies || child.state !== 'Z') found.push(child);
       queue.push(child.pid);
     }
   }

@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { withoutVersion } from './mcp.js';
-import { fixturesDir, repoRoot } from './paths.js';
+import { fixturesDir, repoRoot, serverArgs } from './paths.js';
 
 export class RawServer {
   private buffer = '';
@@ -31,10 +31,14 @@ export class RawServer {
 
   /** Starts the server with the fixtures as workspace root, and initialises MCP. */
   static async start(args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<RawServer> {
-    const child = spawn(process.execPath, [join(repoRoot, 'dist', 'dbg-mcp.js'), '--root', fixturesDir, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...env },
-    });
+    const child = spawn(
+      process.execPath,
+      [join(repoRoot, 'dist', 'dbg-mcp.js'), '--root', fixturesDir, ...serverArgs(args, env)],
+      {
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: process.env['HOME'] ?? '/tmp', ...env },
+      },
+    );
     const server = new RawServer(child);
     await server.request('initialize', {
       protocolVersion: '2025-06-18',

@@ -2,11 +2,14 @@
 // so the leak check must pass.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { fixture } from '../../helpers/paths.js';
 
 it('starts spin and ends it', async () => {
-  const child = spawn(fixture('spin'), [], { detached: true, stdio: 'ignore' });
+  const child = spawn(join(process.env['DBG_MCP_LEAK_CHECKOUT'] as string, 'spin'), [], {
+    detached: true,
+    stdio: 'ignore',
+  });
   const exited = once(child, 'exit');
   child.kill('SIGKILL');
   expect((await exited)[1]).toBe('SIGKILL');

@@ -1,40 +1,18 @@
 // The debugger killed from outside: the session turns dead with the reason, whatever was waiting
 // on gdb answers at once, the program does not outlive it, and the next session is unaffected.
-import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GdbBackend } from '../../../src/backends/gdb/gdbBackend.js';
 import { expectStopped, failure, WAIT_MS, waitForPhase } from '../../helpers/outcomes.js';
+import { alive, until } from '../../helpers/procfs.js';
 import { loaded } from '../../helpers/sessions.js';
 
 type Session = Awaited<ReturnType<typeof loaded>>;
 
 const gdbOf = (s: Session): GdbBackend => s.backend as GdbBackend;
 
-/** True while `pid` is a live process (a zombie waiting to be reaped counts as gone). */
-function alive(pid: number): boolean {
-  const stat = `/proc/${pid}/stat`;
-  if (!existsSync(stat)) return false;
-  try {
-    // The state letter follows the command name's closing parenthesis.
-    return readFileSync(stat, 'utf8').replace(/^.*\) /s, '')[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Resolves once `check` holds. A process killed with its debugger is reaped by init on its own
- * schedule (there is no event to wait for), so this polls every 10 ms up to the deadline.
- */
-async function until(check: () => boolean, what: string, ms = WAIT_MS): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`waited ${ms} ms for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
-const gone = (pid: number): Promise<void> => until(() => !alive(pid), `process ${pid} to be gone`);
+const gone = async (pid: number): Promise<void> => {
+  await until(() => !alive(pid), `process ${pid} to be gone`, WAIT_MS);
+};
 
 function programPid(s: Session): number {
   const pid = [...s.snapshot.inferiors.values()][0];
@@ -61,7 +39,7 @@ async function expectDeadSession(s: Session): Promise<void> {
   // awaiting their reaper when the death is reported; close() sweeps the group.
   await s.close();
   await s.close();
-  await until(() => !gdbOf(s).groupAlive, "gdb's process group to be gone");
+  await until(() => !gdbOf(s).groupAlive, "gdb's process group to be gone", WAIT_MS);
 }
 
 describe('the debugger dies', () => {

@@ -1,69 +1,15 @@
 // Sessions leave nothing behind: after many start/close cycles there is no gdb, no program and no
 // file descriptor left over, and closing a running program takes the program with it.
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { GdbBackend } from '../../../src/backends/gdb/gdbBackend.js';
+import { chaosRun } from '../../helpers/chaos.js';
 import { expectStopped, WAIT_MS } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
+import { alive, descendants, openFds } from '../../helpers/procfs.js';
 import { newManager } from '../../helpers/sessions.js';
 
-interface Proc {
-  pid: number;
-  ppid: number;
-  state: string;
-  comm: string;
-}
-
-function readProc(pid: number): Proc | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // "pid (comm) state ppid …"; comm may itself hold spaces and parentheses.
-    const close = stat.lastIndexOf(')');
-    const [state = '?', ppid = '0'] = stat.slice(close + 2).split(' ');
-    return { pid, ppid: Number(ppid), state, comm: stat.slice(stat.indexOf('(') + 1, close) };
-  } catch {
-    return undefined; // exited while we looked
-  }
-}
-
-/** Every process whose parent chain reaches this test process. */
-function descendants(): Proc[] {
-  const all = readdirSync('/proc')
-    .filter((n) => /^\d+$/.test(n))
-    .map((n) => readProc(Number(n)))
-    .filter((p): p is Proc => p !== undefined);
-  const byParent = new Map<number, Proc[]>();
-  for (const p of all) byParent.set(p.ppid, [...(byParent.get(p.ppid) ?? []), p]);
-  const found: Proc[] = [];
-  const queue = [process.pid];
-  while (queue.length > 0) {
-    for (const child of byParent.get(queue.shift() ?? 0) ?? []) {
-      found.push(child);
-      queue.push(child.pid);
-    }
-  }
-  return found;
-}
-
-/** True while `pid` runs (a zombie is dead, only not yet reaped). */
-function alive(pid: number): boolean {
-  const p = readProc(pid);
-  return p !== undefined && p.state !== 'Z';
-}
-
-function openFds(): Map<string, string> {
-  const fds = new Map<string, string>();
-  for (const fd of readdirSync('/proc/self/fd')) {
-    try {
-      fds.set(fd, readlinkSync(`/proc/self/fd/${fd}`));
-    } catch {
-      // the fd readdir itself used, closed by now
-    }
-  }
-  return fds;
-}
-
-const CYCLES = 100;
+/** 20 in `npm test`; the 100 of the chaos run (`npm run test:chaos`) find a rarer leak. */
+const CYCLES = chaosRun() ? 100 : 20;
 /**
  * Only a hang may take longer (a cycle is about half a second unloaded; under the full suite on a
  * loaded 2-core VM the 100 took more than the 120 s this test once allowed). How fast a session
@@ -98,7 +44,7 @@ describe('lifecycle', () => {
       const pids: { gdb: number; program: number }[] = [];
       for (let i = 0; i < CYCLES; i++) pids.push(await cycle());
 
-      const leftover = descendants();
+      const leftover = descendants(process.pid, { zombies: true });
       expect(leftover.map((p) => `${p.pid} ${p.comm} (${p.state})`)).toEqual([]);
       for (const { gdb, program } of pids) {
         expect(alive(gdb)).toBe(false);
@@ -108,8 +54,8 @@ describe('lifecycle', () => {
       const fdsAfter = openFds();
       const added = [...fdsAfter].filter(([fd, target]) => fdsBefore.get(fd) !== target);
       // Up to 2 fds of slack: the vitest worker's own RPC and timers may open one lazily while the
-      // test runs. A leak per session would show as 100+ (each session holds 5: pty master and
-      // slave, gdb's stdin, stdout and stderr).
+      // test runs. A leak per session would show as 5 per cycle, 100+ even at 20 cycles (each
+      // session holds 5: pty master and slave, gdb's stdin, stdout and stderr).
       expect(added.length, `fds opened and not closed: ${JSON.stringify(added)}`).toBeLessThanOrEqual(2);
       expect(manager.size).toBe(0);
       console.log(`${CYCLES} cycles: fds ${fdsBefore.size} → ${fdsAfter.size}`);

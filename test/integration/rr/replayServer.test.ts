@@ -7,17 +7,8 @@ import { DebuggerError } from '../../../src/util/errors.js';
 import { findOnPath } from '../../../src/util/which.js';
 import { saw } from '../../helpers/outcomes.js';
 import { fixture } from '../../helpers/paths.js';
+import { alive } from '../../helpers/procfs.js';
 import { rrHere } from '../../helpers/rrProbe.js';
-
-function alive(pid: number | undefined): boolean {
-  if (pid === undefined) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('replay server', () => {
   it("learns a stand-in server's address from what it prints, and leaves nothing when closed", async () => {

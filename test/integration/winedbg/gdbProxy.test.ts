@@ -9,7 +9,7 @@ import { WinedbgProxy } from '../../../src/backends/winedbg/winedbgProxy.js';
 import { sessionProcesses } from '../../../src/backends/winedbg/wineProcesses.js';
 import { membersOf } from '../../../src/process/processTree.js';
 import { saw } from '../../helpers/outcomes.js';
-import { readProc, until } from '../../helpers/procfs.js';
+import { alive, until } from '../../helpers/procfs.js';
 import { thirtyTwoBitFixture, windowsFixture, windowsLineOf, windowsToolsMissing } from './windowsFixtures.js';
 import { closeTestPrefix, field, newSessionId, PREFIX_TIMEOUT_MS, ProxyGdb, testPrefix } from './wineHarness.js';
 
@@ -31,11 +31,6 @@ function programPid(g: ProxyGdb, name: string): number | undefined {
 /** A live member of winedbg's group (zombies waiting for init to reap them do not count). */
 function groupAlive(pgid: number): boolean {
   return membersOf(new Set([pgid])).length > 0;
-}
-
-function alive(pid: number | undefined): boolean {
-  const p = pid === undefined ? undefined : readProc(pid);
-  return p !== undefined && p.state !== 'Z';
 }
 
 describe.skipIf(missing !== undefined)(`winedbg's gdb proxy${missing ? ` (${missing})` : ''}`, () => {
