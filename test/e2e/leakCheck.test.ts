@@ -1,4 +1,4 @@
-// The leak check (issue 30: helpers/leakCheck.ts, leakSetup.ts and globalSetup.ts's teardown)
+// The leak check (issue 30: scripts/leakCheck.mjs, leakSetup.ts and globalSetup.ts's teardown)
 // fails on purpose: a vitest of its own runs a file that leaves a program running, and must fail
 // twice, once for the file and once at the end of the run, naming the program's pid, command
 // line and start time, and the file; then the program must be gone (the run's check kills it).

@@ -2,7 +2,7 @@
 // (scripts/buildFixtures.mjs): gcc only, no make needed on a fresh machine, and an output is
 // rebuilt when what decides its bytes changed (sources, flags, compiler, directory), not by date.
 //
-// At the end of the run, the leak check (issue 30, helpers/leakCheck.ts): every process of this
+// At the end of the run, the leak check (issue 30, scripts/leakCheck.mjs): every process of this
 // run still alive once the exiting ones have had their grace fails the run, named with its pid,
 // command line, start time and the test files that were running when it started; then it is
 // killed, so a failed run does not leave a spinner skewing whatever runs next on the machine.
@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { buildFixtures } from '../../scripts/buildFixtures.mjs';
-import { describeLeaks, killAll, leaksAfterGrace, readSpans, runScope, startTicks } from './leakCheck.js';
+import { describeLeaks, killAll, leaksAfterGrace, readSpans, runScope, startTicks } from '../../scripts/leakCheck.mjs';
 import { repoRoot } from './paths.js';
 
 declare module 'vitest' {
@@ -32,7 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   for (const s of skipped) process.stderr.write(`fixture ${s.output} not built: ${s.reason}\n`);
 
   return async function teardown(): Promise<void> {
-    // Before vitest closes its pool: its workers are not counted (leakCheck.ts), what they started is.
+    // Before vitest closes its pool: its workers are not counted (scripts/leakCheck.mjs), what they started is.
     const left = await leaksAfterGrace(runScope(repoRoot, process.pid, since));
     const spans = readSpans(log);
     rmSync(dir, { recursive: true, force: true });

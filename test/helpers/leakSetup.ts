@@ -1,8 +1,8 @@
 // Each test file checks its own leftovers (issue 30): after the file's last hook, every process
 // this worker started during the file, and (when no other file ran beside it, so the process can
-// only be this file's) every process of this checkout that fell out of the tree meanwhile, must be gone (exiting ones get helpers/leakCheck.ts's grace). The failure
-// names the file. The global teardown (globalSetup.ts) checks the whole run again at its end and
-// kills what is left.
+// only be this file's) every process of this checkout that fell out of the tree meanwhile, must
+// be gone (exiting ones get scripts/leakCheck.mjs's grace). The failure names the file. The
+// global teardown (globalSetup.ts) checks the whole run again at its end and kills what is left.
 //
 // Also counts the assertions each test made, for the summary reporter ("N assertions"), so a
 // reviewer sees no check was lost when tests move.
@@ -17,7 +17,7 @@ import {
   othersRan,
   readSpans,
   runScope,
-} from './leakCheck.js';
+} from '../../scripts/leakCheck.mjs';
 import { repoRoot } from './paths.js';
 
 declare module '@vitest/runner' {

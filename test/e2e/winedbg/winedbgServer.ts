@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { isSharedWineProcess, prefixProcesses } from '../../../src/backends/winedbg/wineProcesses.js';
 import { wineServices } from '../../../src/backends/winedbg/wineServices.js';
 import { startInProcess } from '../../helpers/inProcess.js';
@@ -14,6 +15,11 @@ import { windowsFixture } from '../../integration/winedbg/windowsFixtures.js';
 import { testXdgCache } from '../../integration/winedbg/wineHarness.js';
 
 export { PREFIX_TIMEOUT_MS } from '../../integration/winedbg/wineHarness.js';
+
+// The in-process servers of a file share this process's Wine services (a persistent wineserver,
+// the Wine-dbg> prompt), as one server process would; the file's end is that server's end, so
+// nothing of Wine outlives the file (the leak check, helpers/leakSetup.ts, holds it to that).
+afterAll(() => wineServices.close(), 120_000);
 
 /** A dbg_start can pay for Wine's start-up and the proxy: bounds a hang, not the speed. */
 export const START_MS = 240_000;

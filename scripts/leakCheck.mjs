@@ -1,34 +1,24 @@
-// What a test run leaves running (issue 30). Read from /proc, never asked of the code under test.
+// What a test run or a bench run leaves running (issue 30). Read from /proc, never asked of the
+// code under test. Used by test/helpers/globalSetup.ts and leakSetup.ts, and by bench/run.mjs.
 //
 // A process is this run's when it is in the run's process tree (a descendant of the vitest main
-// process, or of one worker for a file's own check), or when it fell out of the tree (its parent
-// died and it was re-parented: to pid 1 or to a subreaper above the run) and belongs to this
-// checkout: its executable, its working directory or one of its arguments lies under the checkout,
-// and it started after the run did. Other checkouts on the same machine (/work/wt/*, each with
-// its own run) are other runs' business: their paths are not under this one.
+// process or of the bench, or of one worker for a test file's own check), or when it fell out of
+// the tree (its parent died and it was re-parented: to pid 1 or to a subreaper above the run) and
+// belongs to this checkout: its executable or one of its arguments lies under the checkout, and
+// it started after the run did. Other checkouts on the same machine (/work/wt/*, each with its
+// own run) are other runs' business: their paths are not under this one.
 //
 // A process that is exiting (a zombie, or SIGKILLed and not yet reaped) is not a leak: the check
 // polls until the candidates are gone, up to a bound, and only then names what is left.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
-
 /**
  * How long a process may take to finish exiting before it counts as left behind. The check's own
  * test shortens it (DBG_MCP_LEAK_GRACE_MS) for a run whose leak is certain, not exiting.
  */
 export const EXIT_GRACE_MS = Number(process.env['DBG_MCP_LEAK_GRACE_MS']) || 10_000;
-
-export interface ProcInfo {
-  pid: number;
-  ppid: number;
-  state: string;
-  /** Clock ticks after boot (field 22 of /proc/PID/stat). */
-  start: number;
-  comm: string;
-}
-
-function stat(pid: number): ProcInfo | undefined {
-  let text: string;
+function stat(pid) {
+  let text;
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
@@ -44,9 +34,8 @@ function stat(pid: number): ProcInfo | undefined {
     comm: text.slice(text.indexOf('(') + 1, close),
   };
 }
-
-function all(): ProcInfo[] {
-  const out: ProcInfo[] = [];
+function all() {
+  const out = [];
   for (const name of readdirSync('/proc')) {
     const c = name.charCodeAt(0);
     if (c < 48 || c > 57) continue;
@@ -55,31 +44,27 @@ function all(): ProcInfo[] {
   }
   return out;
 }
-
-function link(pid: number, what: 'exe'): string {
+function link(pid, what) {
   try {
     return readlinkSync(`/proc/${pid}/${what}`);
   } catch {
     return '';
   }
 }
-
-export function commandLine(pid: number): string {
+export function commandLine(pid) {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
   } catch {
     return '';
   }
 }
-
 /** Start time of `pid` in clock ticks after boot (0 when it is gone). */
-export function startTicks(pid: number = process.pid): number {
+export function startTicks(pid = process.pid) {
   return stat(pid)?.start ?? 0;
 }
-
-let tickRate: number | undefined;
+let tickRate;
 /** Clock ticks per second (getconf CLK_TCK; 100 on every Linux this runs on). */
-function ticksPerSecond(): number {
+function ticksPerSecond() {
   if (tickRate === undefined) {
     try {
       tickRate = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
@@ -89,56 +74,29 @@ function ticksPerSecond(): number {
   }
   return tickRate;
 }
-
 /** Clock ticks after boot, now. */
-export function nowTicks(): number {
+export function nowTicks() {
   const uptime = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
   return Math.floor(uptime * ticksPerSecond());
 }
-
 /** A start time in ticks as a wall-clock ISO time. */
-export function wallTime(ticks: number): string {
+export function wallTime(ticks) {
   const btime = Number(/^btime (\d+)/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1] ?? 0);
   return new Date((btime + ticks / ticksPerSecond()) * 1000).toISOString();
 }
-
 /** `pid` and its ancestors, nearest first (stops at pid 1 or a process that is gone). */
-function ancestry(pid: number, byPid: Map<number, ProcInfo>): number[] {
-  const chain: number[] = [];
+function ancestry(pid, byPid) {
+  const chain = [];
   for (let p = byPid.get(pid); p && p.ppid > 0 && chain.length < 4096; p = byPid.get(p.ppid)) chain.push(p.ppid);
   return chain;
 }
-
-export interface LeakScope {
-  /** The process whose descendants are the run's (or the file's): vitest main, or a worker. */
-  root: number;
-  /** The checkout: a process outside the tree is the run's only if it points under here. */
-  checkout: string;
-  /** Processes whose command line names this directory are vitest's own (its workers), not leaks. */
-  machinery: string;
-  /** Only processes started at or after this many ticks after boot count. */
-  since: number;
-  /**
-   * Whether processes out of the tree count (default true). A file's own check leaves them to the
-   * run's when another file ran beside it: an orphan of the checkout could be either's.
-   */
-  orphans?: boolean;
-}
-
-export interface Leak {
-  pid: number;
-  command: string;
-  start: number;
-  how: 'descendant' | 'orphan';
-}
-
 /** What in `scope` is alive now. */
-export function leaksNow(scope: LeakScope): Leak[] {
+export function leaksNow(scope) {
   const procs = all();
   const byPid = new Map(procs.map((p) => [p.pid, p]));
   const rootAncestors = new Set(ancestry(scope.root, byPid));
-  const under = (path: string): boolean => path.startsWith(`${scope.checkout}/`);
-  const found: Leak[] = [];
+  const under = (path) => path.startsWith(`${scope.checkout}/`);
+  const found = [];
   for (const p of procs) {
     if (p.pid === scope.root || p.pid === process.pid || p.start < scope.since) continue;
     // vitest's own processes (its workers, started for the next file while this one ends) are the
@@ -161,13 +119,12 @@ export function leaksNow(scope: LeakScope): Leak[] {
   }
   return found;
 }
-
 /**
  * The scope of this checkout's run. DBG_MCP_LEAK_CHECKOUT names another directory whose programs
  * count as the run's: the check's own test leaks a program from a directory of its own, so that
  * what the enclosing run has out of the tree at that moment is not seen as the inner run's.
  */
-export function runScope(repoRoot: string, root: number, since: number): LeakScope {
+export function runScope(repoRoot, root, since) {
   return {
     root,
     since,
@@ -175,9 +132,8 @@ export function runScope(repoRoot: string, root: number, since: number): LeakSco
     machinery: `${repoRoot}/node_modules/`,
   };
 }
-
 /** Polls until nothing in `scope` is alive, or `graceMs` passed; answers what is still alive. */
-export async function leaksAfterGrace(scope: LeakScope, graceMs = EXIT_GRACE_MS): Promise<Leak[]> {
+export async function leaksAfterGrace(scope, graceMs = EXIT_GRACE_MS) {
   const deadline = Date.now() + graceMs;
   for (;;) {
     const left = leaksNow(scope);
@@ -185,8 +141,7 @@ export async function leaksAfterGrace(scope: LeakScope, graceMs = EXIT_GRACE_MS)
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-
-export function killAll(leaks: readonly Leak[]): void {
+export function killAll(leaks) {
   for (const l of leaks) {
     try {
       process.kill(l.pid, 'SIGKILL');
@@ -195,31 +150,22 @@ export function killAll(leaks: readonly Leak[]): void {
     }
   }
 }
-
-// The run's log of which test file ran when: one line per event, "TICKS start|end FILE".
-export interface FileSpan {
-  file: string;
-  from: number;
-  to: number;
-}
-
-export function logFileEvent(log: string, event: 'start' | 'end', file: string): void {
+export function logFileEvent(log, event, file) {
   appendFileSync(log, `${nowTicks()} ${event} ${file}\n`);
 }
-
-export function readSpans(log: string): FileSpan[] {
+export function readSpans(log) {
   let text = '';
   try {
     text = readFileSync(log, 'utf8');
   } catch {
     return [];
   }
-  const open = new Map<string, number>();
-  const spans: FileSpan[] = [];
+  const open = new Map();
+  const spans = [];
   for (const line of text.split('\n')) {
     const m = /^(\d+) (start|end) (.+)$/.exec(line);
     if (!m) continue;
-    const [, ticks, event, file] = m as unknown as [string, string, string, string];
+    const [, ticks, event, file] = m;
     if (event === 'start') open.set(file, Number(ticks));
     else {
       spans.push({ file, from: open.get(file) ?? 0, to: Number(ticks) });
@@ -229,19 +175,16 @@ export function readSpans(log: string): FileSpan[] {
   for (const [file, from] of open) spans.push({ file, from, to: Number.POSITIVE_INFINITY });
   return spans;
 }
-
 /** Whether a file other than `file` ran at some time from `since` until now. */
-export function othersRan(spans: readonly FileSpan[], file: string, since: number): boolean {
+export function othersRan(spans, file, since) {
   return spans.some((s) => s.file !== file && s.to >= since);
 }
-
 /** The test files that were running when a process started at `ticks` (a tick either side). */
-export function filesRunningAt(spans: readonly FileSpan[], ticks: number): string[] {
+export function filesRunningAt(spans, ticks) {
   return spans.filter((s) => s.from - 1 <= ticks && ticks <= s.to + 1).map((s) => s.file);
 }
-
 /** One line per leak: pid, command line, start time and what was running when it started. */
-export function describeLeaks(leaks: readonly Leak[], spans: readonly FileSpan[] = []): string[] {
+export function describeLeaks(leaks, spans = []) {
   return leaks.map((l) => {
     const files = filesRunningAt(spans, l.start);
     const during = files.length > 0 ? `, started during ${files.join(', ')}` : '';
