@@ -1,41 +1,185 @@
 // The origin of a bad value (issue 21): from a failure, one call names the last write to the value
 // it is about, by re-executing the program with a watchpoint. Each kind of bad value is a program
 // of fixtures/c (origin_*.c) whose write is marked /* @origin */ and whose failure /* @crash */.
+// Each kind is asserted through dbg_run action=origin and through dbg_start origin=true.
 import { describe, expect, it } from 'vitest';
 import { lineOf } from '../helpers/markers.js';
-import { startServer } from '../helpers/mcp.js';
+import { type McpHarness, startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
 
-describe('dbg_run action=origin (gdb)', () => {
-  it('names the write that cleared a pointer used forty calls later', async () => {
-    const h = await startServer();
-    const start = await h.call('dbg_start', { program: fixture('origin_cleared') });
-    expect(start.data.outcome).toMatchObject({
-      signal: 'SIGSEGV',
-      frame: { function: 'lookup', line: lineOf('origin_cleared.c', '@crash') },
-    });
-    const id = start.data.session_id;
-    const found = await h.call('dbg_run', { session_id: id, action: 'origin' });
-    expect(found.isError, JSON.stringify(found.data)).toBe(false);
-    expect(found.data.origin).toMatchObject({
+interface Kind {
+  name: string;
+  program: string;
+  /** What dbg_start takes besides the program (breakpoints for a wrong value with no crash). */
+  start?: Record<string, unknown>;
+  expression?: string;
+  crash: Record<string, unknown>;
+  origin: Record<string, unknown>;
+}
+
+const KINDS: Kind[] = [
+  {
+    name: 'a pointer cleared on a reload path, used forty calls later',
+    program: 'origin_cleared',
+    crash: { signal: 'SIGSEGV', frame: { function: 'lookup', line: lineOf('origin_cleared.c', '@crash') } },
+    origin: {
       expression: 's->cache',
       kind: 'write',
       write: {
         function: 'reload',
         file: 'origin_cleared.c',
         line: lineOf('origin_cleared.c', '@origin'),
+        before: expect.stringMatching(/^0x5[0-9a-f]+$/),
         after: '0x0',
       },
       cost: { runs: 2, hits: 2 },
+    },
+  },
+  {
+    name: 'a slot index one too high over the guard an assert checks later',
+    program: 'origin_overrun',
+    crash: { signal: 'SIGABRT' },
+    origin: {
+      expression: 't->guard',
+      kind: 'write',
+      write: {
+        function: 'fill',
+        file: 'origin_overrun.c',
+        line: lineOf('origin_overrun.c', '@origin'),
+        before: '24589',
+        after: '50',
+      },
+      cost: { runs: 2, hits: 2 },
+    },
+  },
+  {
+    name: 'a wrong value with no crash, from a breakpoint and an expression',
+    program: 'origin_wrong',
+    start: { breakpoints: [{ location: `origin_wrong.c:${lineOf('origin_wrong.c', '@report')}` }] },
+    expression: 'a->balance',
+    crash: { reason: 'breakpoint-hit', frame: { line: lineOf('origin_wrong.c', '@report') } },
+    origin: {
+      expression: 'a->balance',
+      kind: 'write',
+      write: { function: 'apply_fee', line: lineOf('origin_wrong.c', '@origin'), before: '250', after: '150' },
+    },
+  },
+  {
+    name: 'a pointer cleared by another thread',
+    program: 'origin_thread',
+    crash: { signal: 'SIGSEGV', frame: { function: 'main', line: lineOf('origin_thread.c', '@crash') } },
+    origin: {
+      expression: 'shared->limits',
+      kind: 'write',
+      write: { function: 'worker', line: lineOf('origin_thread.c', '@origin'), after: '0x0' },
+    },
+  },
+  {
+    name: 'an overflow inside strcpy, named with the program’s calling line',
+    program: 'origin_libc',
+    crash: { signal: 'SIGABRT' },
+    origin: {
+      expression: 'r->checked',
+      kind: 'write',
+      write: {
+        before: '1',
+        after: '0',
+        called_from: { function: 'set_name', file: 'origin_libc.c', line: lineOf('origin_libc.c', '@origin') },
+      },
+    },
+  },
+  {
+    name: 'a freed node still linked, its block reused',
+    program: 'origin_reused',
+    crash: { signal: 'SIGSEGV', frame: { function: 'main', line: lineOf('origin_reused.c', '@crash') } },
+    origin: {
+      expression: 'n->next',
+      kind: 'write',
+      write: { function: 'main', line: lineOf('origin_reused.c', '@origin'), after: '0x10' },
+    },
+  },
+];
+
+async function failure(h: McpHarness, kind: Kind, extra: Record<string, unknown> = {}) {
+  const start = await h.call('dbg_start', { program: fixture(kind.program), ...kind.start, ...extra });
+  expect(start.isError, JSON.stringify(start.data)).toBe(false);
+  expect(start.data.outcome).toMatchObject({ kind: 'stopped', ...kind.crash });
+  return start;
+}
+
+describe('the origin of a bad value (gdb)', () => {
+  for (const kind of KINDS) {
+    it(`dbg_run action=origin: ${kind.name}`, async () => {
+      const h = await startServer();
+      const start = await failure(h, kind);
+      const id = start.data.session_id;
+      const found = await h.call('dbg_run', {
+        session_id: id,
+        action: 'origin',
+        ...(kind.expression ? { expression: kind.expression } : {}),
+      });
+      expect(found.isError, JSON.stringify(found.data)).toBe(false);
+      expect(found.data.origin).toMatchObject(kind.origin);
+      expect(found.data.outcome).toMatchObject({ kind: 'stopped', stop_id: found.data.origin.stop_id });
+      expect(JSON.stringify(found.data.origin).length).toBeLessThan(1536);
+      // Going on from the write reaches the same failure again (the watchpoint is gone).
+      const back = await h.call('dbg_run', { session_id: id, action: 'continue' });
+      expect(back.data.outcome).toMatchObject(kind.crash);
     });
-    expect(found.data.origin.write.before).toMatch(/^0x[0-9a-f]+$/);
-    expect(found.data.outcome).toMatchObject({ kind: 'stopped', frame: { function: 'reload' } });
-    expect(found.text).toContain(`written in reload (origin_cleared.c:${lineOf('origin_cleared.c', '@origin')})`);
-    // Going on from the write reaches the same failure again.
-    const back = await h.call('dbg_run', { session_id: id, action: 'continue' });
-    expect(back.data.outcome).toMatchObject({
-      signal: 'SIGSEGV',
-      frame: { line: lineOf('origin_cleared.c', '@crash') },
+
+    it(`dbg_start origin=true: ${kind.name}`, async () => {
+      const h = await startServer();
+      const start = await failure(h, kind, {
+        origin: true,
+        ...(kind.expression ? { origin_expression: kind.expression } : {}),
+      });
+      expect(start.data.origin).toMatchObject(kind.origin);
+      expect(start.data.session.stop_id).toBe(start.data.origin.stop_id);
+      expect(start.text).toMatch(/origin of .*: written in /);
     });
+  }
+
+  it('cleared pointer: the answer reads as the README shows it', async () => {
+    const h = await startServer();
+    const start = await failure(h, KINDS[0] as Kind);
+    const found = await h.call('dbg_run', { session_id: start.data.session_id, action: 'origin' });
+    const line = lineOf('origin_cleared.c', '@origin');
+    expect(found.text).toMatch(
+      new RegExp(
+        `origin of s->cache \\(0x[0-9a-f]+\\): written in reload \\(origin_cleared\\.c:${line}\\), thread 1: 0x[0-9a-f]+ → 0x0\n`,
+      ),
+    );
+    expect(found.text).toMatch(
+      /found by re-execution with a (hardware|software) watchpoint: 2 runs, 2 writes followed/,
+    );
+  });
+
+  it('says a program that does not re-execute the same way is not deterministic, and names no write', async () => {
+    const h = await startServer();
+    for (const how of ['run', 'start'] as const) {
+      const start = await h.call('dbg_start', {
+        program: fixture('origin_random'),
+        ...(how === 'start' ? { origin: true } : {}),
+      });
+      expect(start.data.outcome).toMatchObject({ kind: 'stopped', signal: 'SIGABRT' });
+      const origin =
+        how === 'start'
+          ? start.data.origin
+          : (await h.call('dbg_run', { session_id: start.data.session_id, action: 'origin' })).data.origin;
+      expect(origin).toMatchObject({ expression: 's->token', kind: 'not_reproduced' });
+      expect(origin.why).toMatch(/does not re-execute deterministically/);
+      expect(origin.write).toBeUndefined();
+      expect(origin.stop_id).toBeUndefined();
+    }
+  });
+
+  it('refuses a breakpoint stop without an expression, saying what to give', async () => {
+    const h = await startServer();
+    const kind = KINDS[2] as Kind;
+    const start = await failure(h, kind);
+    const found = await h.call('dbg_run', { session_id: start.data.session_id, action: 'origin' });
+    expect(found).toMatchObject({ isError: true, code: 'invalid_argument' });
+    expect(found.data.error.message).toMatch(/expression: required at this stop/);
+    expect(found.data.session.stop_id).toBe(start.data.session.stop_id);
   });
 });

@@ -39,6 +39,7 @@ export const originShape = z
     technique: z.string().describe('How it was found: re-execution with a hardware or software watchpoint.'),
     cost: z.object({ ms: z.number(), runs: z.number(), hits: z.number().describe('Writes followed.') }),
     back: z.string().describe('How to get back to the failure.'),
+    stop_id: z.number().optional().describe('The stop at the write; absent when the program is not stopped at one.'),
   })
   .describe('The last write before the stop to the value it was about.');
 
@@ -52,7 +53,7 @@ function place(p: { function?: string; file?: string; line?: number }): string {
   return [p.function, at ? (p.function ? `(${at})` : at) : ''].filter(Boolean).join(' ');
 }
 
-export function originWire(o: OriginFacts): OriginWire {
+export function originWire(o: OriginFacts, stopId?: number): OriginWire {
   const w = o.write;
   return compact({
     expression: cut(o.expression, 160) as string,
@@ -74,6 +75,7 @@ export function originWire(o: OriginFacts): OriginWire {
     technique: o.technique,
     cost: o.cost,
     back: o.back,
+    stop_id: o.kind === 'write' ? stopId : undefined,
   });
 }
 

@@ -129,6 +129,6 @@ async function originRun(
   );
   const cursor = session.outputEnd ?? 0;
   const answer = await runAnswer(session, found.outcome, { ...plan, outputCursor: cursor, signal: ctx.signal });
-  const origin = originWire(found.origin);
+  const origin = originWire(found.origin, found.outcome.kind === 'stopped' ? found.outcome.stopId : undefined);
   return { ...answer, data: { ...answer.data, origin }, text: [...renderOrigin(origin), answer.text].join('\n') };
 }

@@ -18,6 +18,7 @@ import type { Answer } from '../response.js';
 import { includeLocals, inspectPlan, line, onTimeout, programEnv, stackDepth, timeoutMs } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
 import { idempotentStart } from './idempotentStart.js';
+import { type OriginWire, originShape, originWire, renderOrigin } from './originAnswer.js';
 import { planOf, runAnswer, runOutputFields, runProgress } from './runAnswer.js';
 import { cutShort, operationIdOutput } from './runOperation.js';
 import { isShareId, type StartArgs, startTarget, targetFields } from './startTarget.js';
@@ -51,6 +52,8 @@ const input = z.strictObject({
   on_timeout: onTimeout.optional().describe('Default: interrupt.'),
   backend: z.enum(backendKinds()).optional().describe('rr replays trace; winedbg: Windows .exe (Wine).'),
   record: z.boolean().optional().describe('Record from main, for reverse_* (slow).'),
+  origin: z.boolean().optional().describe('Then find the write behind the failure (dbg_run action=origin).'),
+  origin_expression: line(1024).optional().describe('origin: the value, at a breakpoint.'),
   ...targetFields,
   request_id: line(128).optional().describe('Retry key: same id+args, same session.'),
   join: line(128).optional().describe("A session handed to you, or a person's shared debugger (gdb-N, lldb-N)."),
@@ -75,6 +78,9 @@ const output = z.object({
   breakpoints: z.array(breakpointShape).optional().describe('The breakpoints set before the run; absent when none.'),
   ...runOutputFields,
   outcome: runOutputFields.outcome.optional().describe('Absent for stop=no-run: nothing ran yet.'),
+  origin: originShape
+    .optional()
+    .describe('origin=true only: the write behind the failure; the session is stopped there.'),
   operation_id: operationIdOutput,
   session: z.looseObject({}),
   warnings: z.array(z.string()).optional(),
@@ -116,6 +122,7 @@ async function startSession(
   ctx: ToolContext,
   opened?: (session: Session) => void,
 ): Promise<StartAnswer> {
+  const started = Date.now();
   const { kind, target, what } = await startTarget(args, ctx);
   const timeout = args.timeout_ms ?? ctx.config.runTimeoutMs;
   ctx.progress(
@@ -175,6 +182,19 @@ async function startSession(
         unlessCancelled();
         return { data, text: [...extraText, `${note} (dbg_run action=run starts it)`].join('\n'), session, warnings };
       }
+      if (args.stdin !== undefined || args.stdin_eof === true) {
+        session.firstInput = { text: args.stdin ?? '', eof: args.stdin_eof ?? true };
+      }
+      if (args.origin_expression !== undefined && !args.origin) {
+        throw new DebuggerError('invalid_argument', 'origin_expression: goes with origin=true', {
+          field: 'origin_expression',
+        });
+      }
+      if (args.origin && args.record) {
+        throw new DebuggerError('invalid_argument', 'origin: goes without record (it re-executes instead)', {
+          field: 'origin',
+        });
+      }
       ctx.progress(0, 'running the program');
       outcome = args.record
         ? await startRecorded(session, stop, args, ctx, warnings)
@@ -200,6 +220,21 @@ async function startSession(
       ...(target.kind === 'attach' && stayed ? { interrupted: true } : {}),
     };
     const answer = await runAnswer(session, outcome, { ...plan, outputCursor: 0, signal: ctx.signal, extraText });
+    if (args.origin && target.kind === 'launch' && outcome.kind === 'stopped') {
+      const found = await originAfter(session, args, ctx, started);
+      unlessCancelled();
+      return {
+        ...answer,
+        data: { ...data, ...answer.data, ...found.data },
+        text: [answer.text, ...found.text].join('\n'),
+        warnings,
+      };
+    }
+    if (args.origin && target.kind === 'launch') {
+      warnings.push(
+        `origin: no failure to find the origin of: the program ${outcome.kind === 'exited' ? 'exited' : 'did not stop'}`,
+      );
+    }
     unlessCancelled();
     return cutShort(session, outcome, { ...answer, data: { ...data, ...answer.data }, warnings }, 'dbg_start', {
       plan,
@@ -213,6 +248,35 @@ async function startSession(
       await ctx.sessions.close(session.id, cancelled ? 'its dbg_start was cancelled' : 'its dbg_start failed');
     }
     throw e;
+  }
+}
+
+/**
+ * origin=true: from the failure just reached, the write behind its value, in the time the call
+ * has left. The failure's view stays the answer's; the origin's lines follow it. A search that
+ * cannot run here is a warning, not a failed start: the failure stands.
+ */
+async function originAfter(
+  session: Session,
+  args: { timeout_ms?: number | undefined; origin_expression?: string | undefined },
+  ctx: ToolContext,
+  started: number,
+): Promise<{ data: { origin?: OriginWire }; text: string[] }> {
+  const timeout = args.timeout_ms ?? ctx.config.runTimeoutMs;
+  ctx.progress(0, 'finding the origin of the value');
+  try {
+    const found = await session.origin(
+      {
+        timeoutMs: Math.max(1000, timeout - (Date.now() - started)),
+        ...(args.origin_expression !== undefined ? { expression: args.origin_expression } : {}),
+      },
+      ctx.signal,
+    );
+    const origin = originWire(found.origin, found.outcome.kind === 'stopped' ? found.outcome.stopId : undefined);
+    const at = found.outcome.kind === 'stopped' ? [`now at stop ${found.outcome.stopId} (the write)`] : [];
+    return { data: { origin }, text: [...renderOrigin(origin), ...(origin.kind === 'write' ? at : [])] };
+  } catch (e) {
+    return { data: {}, text: [`origin: not found: ${(e as Error).message}`] };
   }
 }
 
