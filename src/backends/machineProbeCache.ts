@@ -19,8 +19,8 @@ export interface ProbeCacheKey {
   gdbMtimeMs: number;
 }
 
-/** 2: the verdicts include process record's (`record`). */
-const VERSION = 2;
+/** 2: the verdicts include process record's (`record`); 3: its reason's final words. */
+const VERSION = 3;
 
 /** $XDG_CACHE_HOME/dbg-mcp/machine-probe.json, or ~/.cache/… */
 export function defaultProbeCacheFile(env: NodeJS.ProcessEnv = process.env): string {

@@ -33,15 +33,18 @@ describe('dbg_doctor', () => {
     }
     // Process record: the probe's reverse run, its verdict and reason (on an AMX CPU under GDB 13,
     // "does not work here" with the extended-state error; three stepi back and forth pass there).
+    // (The doctor probes afresh; the verdict the tests read may be this boot's kept one, whose
+    // words an older build may have written: the verdicts are compared, and the reason read.)
     const record = await recordVerdict();
     const recordLine = checks.find((c) => c.name === 'record full');
-    expect(recordLine).toMatchObject({
-      ok: record.reverse === 'work',
-      detail: expect.stringContaining(record.detail),
-    });
+    expect(recordLine).toMatchObject({ ok: record.reverse === 'work' });
     if (record.reverse === 'broken') {
-      expect(recordLine?.detail).toMatch(/^reverse execution does not work here, so record=true is refused: /);
+      expect(recordLine?.detail).toMatch(
+        /^reverse execution does not work here, so record=true is refused: gdb records here but .*(cannot run backwards|failed)/,
+      );
       expect(recordLine?.fix).toMatch(/rr/);
+    } else if (record.reverse === 'work') {
+      expect(recordLine?.detail).toMatch(/^reverse execution works .* came back to the start of the history/);
     }
     expect(checks.find((c) => c.name === 'C++ values')?.detail).toMatch(/pretty-printers/);
     expect(r.text).toMatch(/^(ok|no) {2}rr {2,}/m);

@@ -100,6 +100,8 @@ describe('reverse execution (record full)', () => {
   });
 
   it('refuses to run backwards when nothing is recorded, and records from a stop on request', async (ctx) => {
+    // Probed (and kept for the boot) before the server starts, which then reads the same verdict.
+    const record = await recordVerdict();
     const h = await startServer();
     const start = await h.call('dbg_start', { program: fixture('corrupt'), stop: 'main' });
     const id = start.data.session_id;
@@ -107,7 +109,6 @@ describe('reverse execution (record full)', () => {
     expect(refused).toMatchObject({ isError: true, code: 'wrong_state' });
     expect(refused.data.error.message).toMatch(/record_start/);
     const rec = await h.call('dbg_run', { session_id: id, action: 'record_start' });
-    const record = await recordVerdict();
     if (record.reverse === 'broken') {
       expect(rec).toMatchObject({ isError: true, code: 'backend_unavailable' });
       expect(rec.data.error.message).toContain(record.detail);
