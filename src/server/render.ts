@@ -146,6 +146,7 @@ function viewLines(v: ViewData): string[] {
     case 'stop': {
       const lines = [summarizeStop(v.stop)];
       if (v.stop.frame) lines.push(renderFrame(v.stop.frame));
+      if (v.callers) lines.push(...v.callers.map(renderFrame));
       if (v.source) lines.push(...renderSource(v.source));
       return lines;
     }

@@ -227,7 +227,7 @@ export function registerWire(r: Register): RegisterWire {
 export function viewWire(v: ViewData): ViewWire {
   switch (v.view) {
     case 'stop':
-      return compact({ summary: v.summary, ...stopWire(v.stop), source: v.source });
+      return compact({ summary: v.summary, ...stopWire(v.stop), callers: v.callers?.map(frameWire), source: v.source });
     case 'crash':
       return compact({
         signal: v.signal?.name,

@@ -315,6 +315,14 @@ describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
       expect(c.data.breakpoint).toMatchObject({ type: 'catchpoint' });
       const hit = await h.call('dbg_run', { session_id: id, action: 'continue' });
       expect(hit.data.outcome).toMatchObject({ reason: 'breakpoint-hit', breakpoint: c.data.breakpoint.number });
+      // The stop is in the C++ runtime: its view shows the frames down to the program's own
+      // throwing line (its source is outside this server's roots, fixtures/c, so not quoted).
+      const callers: { function?: string; file?: string; line?: number }[] = hit.data.views.stop.callers;
+      expect(callers.at(-1)).toMatchObject({
+        function: expect.stringMatching(/parse/),
+        line: lineOf('../cpp/throw.cpp', '@throw'),
+      });
+      expect(hit.text).toMatch(new RegExp(`#\\d+ .*parse.* at throw\\.cpp:${lineOf('../cpp/throw.cpp', '@throw')}`));
       const stack = await h.call('dbg_inspect', { session_id: id, view: 'stack' });
       expect(stack.data.data.frames.map((f: { function?: string }) => f.function)).toContain('main');
       expect(stack.text).toMatch(new RegExp(`parse.* at throw\\.cpp:${lineOf('../cpp/throw.cpp', '@throw')}`));

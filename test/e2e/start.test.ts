@@ -140,6 +140,25 @@ describe('dbg_start: one call to the crash evidence', () => {
   });
 });
 
+describe('dbg_start: a stop inside library code', () => {
+  it("shows the frames down to the program's own first one, and that line's source", async () => {
+    const h = await startInProcess();
+    const r = await h.call('dbg_start', { program: fixture('hello'), breakpoints: [{ location: 'printf' }] });
+    expect(r.data.outcome).toMatchObject({ kind: 'stopped', reason: 'breakpoint-hit' });
+    const stop = r.data.views.stop;
+    expect(stop.frame.function).toMatch(/printf/);
+    expect(stop.callers.map((f: { function?: string }) => f.function)).toEqual(['main']);
+    expect(stop.callers[0]).toMatchObject({ file: 'hello.c', line: 12 });
+    expect(stop.source).toMatchObject({ file: 'hello.c', line: 12 });
+    expect(r.text).toMatch(/#1 main \(\) at hello\.c:12\n/);
+    expect(r.text).toMatch(/>12 +printf\("hello %d\\n", y\);/);
+    // A stop in the program's own code has no callers line: its own source is the view's.
+    const own = await h.call('dbg_start', { program: fixture('hello'), breakpoints: [{ location: 'add' }] });
+    expect(own.data.views.stop.callers).toBeUndefined();
+    expect(own.data.views.stop.source.line).toBe(5);
+  });
+});
+
 describe('dbg_start: problems are said plainly', () => {
   it('warns about a program without debug info and a breakpoint that never resolves', async () => {
     const h = await startInProcess();

@@ -222,7 +222,13 @@ export const threadShape = z.object({
 export const stopViewShape = z.object({
   summary: z.string(),
   ...stopShape.shape,
-  source: sourceWindowShape.optional().describe('Absent for a stop outside the user’s own code.'),
+  callers: z
+    .array(frameShape)
+    .optional()
+    .describe('For a stop in library code: frames #1 down to the first of the program’s own.'),
+  source: sourceWindowShape
+    .optional()
+    .describe('The stop’s source, or its first own caller’s for a stop in library code; absent when neither is known.'),
 });
 
 export const runtimeReportShape = z.object({

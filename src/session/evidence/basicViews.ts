@@ -23,9 +23,25 @@ export async function stopView(ctx: ViewContext): Promise<StopViewData | undefin
     return undefined;
   }
   // Source only for the user's own code: a stop inside libc (an interrupt) has nothing to quote.
-  const source = stop.frame && userFrameTest(ctx)(stop.frame) ? await sourceAround(ctx, stop.frame, 2) : undefined;
-  return { view: 'stop', stop, summary: summarizeStop(stop), ...(source ? { source } : {}) };
+  const own = userFrameTest(ctx);
+  if (!stop.frame || own(stop.frame)) {
+    const source = stop.frame ? await sourceAround(ctx, stop.frame, 2) : undefined;
+    return { view: 'stop', stop, summary: summarizeStop(stop), ...(source ? { source } : {}) };
+  }
+  // Inside a library: the frames down to the program's own first one, as the crash view shows
+  // them, and that frame's source. A stack with none of the program's frames near shows none.
+  const frames = await attempt(ctx, 'stop', () =>
+    ctx.backend.stack({ threadId: stop.threadId, from: 1, to: CALLER_SEARCH, withArgs: true }, ctx.signal),
+  );
+  const firstOwn = frames?.findIndex(own) ?? -1;
+  if (frames === undefined || firstOwn < 0) return { view: 'stop', stop, summary: summarizeStop(stop) };
+  const callers = boundFrameArgs(frames.slice(0, firstOwn + 1));
+  const source = await sourceAround(ctx, callers[callers.length - 1] as Frame, 2);
+  return { view: 'stop', stop, summary: summarizeStop(stop), callers, ...(source ? { source } : {}) };
 }
+
+/** How deep a stop view looks for the program's own first frame below a library stop. */
+const CALLER_SEARCH = 24;
 
 export async function stackView(ctx: ViewContext, req: ViewRequest): Promise<StackViewData | undefined> {
   const from = req.from ?? 0;

@@ -80,6 +80,12 @@ export interface StopViewData {
   view: 'stop';
   stop: StopEvent;
   summary: string;
+  /**
+   * For a stop inside library code (a `catch throw` in `__cxa_throw`, a breakpoint on
+   * `rust_panic`, an interrupt in `read`): the frames from #1 down to the first of the program's
+   * own, whose source is then the view's source.
+   */
+  callers?: Frame[];
   source?: SourceWindow;
 }
 
