@@ -3,6 +3,7 @@
 // of fixtures/c (origin_*.c) whose write is marked /* @origin */ and whose failure /* @crash */.
 // Each kind is asserted through dbg_run action=origin and through dbg_start origin=true.
 import { describe, expect, it } from 'vitest';
+import { libcDebugInfo } from '../helpers/libcDebugInfo.js';
 import { lineOf } from '../helpers/markers.js';
 import { type McpHarness, startServer } from '../helpers/mcp.js';
 import { fixture } from '../helpers/paths.js';
@@ -96,6 +97,15 @@ const KINDS: Kind[] = [
       expression: 'n->next',
       kind: 'write',
       write: { function: 'main', line: lineOf('origin_reused.c', '@origin'), after: '0x10' },
+      // free's own write into the block makes the search follow the allocator (with libc's debug info).
+      ...(libcDebugInfo().ok
+        ? {
+            block: {
+              freed: [{ at: { function: 'main', line: lineOf('origin_reused.c', '@free') } }],
+              reused: { at: { function: 'main', line: lineOf('origin_reused.c', '@reuse') } },
+            },
+          }
+        : {}),
     },
   },
 ];
@@ -152,6 +162,56 @@ describe('the origin of a bad value (gdb)', () => {
     expect(found.text).toMatch(
       /found by re-execution with a (hardware|software) watchpoint: 2 runs, 2 writes followed/,
     );
+  });
+
+  it('a field one constructor path never sets: never written after its allocation, named', async () => {
+    const h = await startServer();
+    const kind: Kind = {
+      name: 'never set',
+      program: 'origin_never_set',
+      crash: { signal: 'SIGSEGV', frame: { function: 'main', line: lineOf('origin_never_set.c', '@crash') } },
+      origin: {},
+    };
+    for (const how of ['run', 'start'] as const) {
+      const start = await failure(h, kind, how === 'start' ? { origin: true } : {});
+      const origin =
+        how === 'start'
+          ? start.data.origin
+          : (await h.call('dbg_run', { session_id: start.data.session_id, action: 'origin' })).data.origin;
+      expect(origin).toMatchObject({ expression: 'guest->display', kind: 'never_written', cost: { hits: 0 } });
+      if (libcDebugInfo().ok) {
+        const alloc = lineOf('origin_never_set.c', '@alloc');
+        expect(origin.block.allocated).toMatchObject({ at: { function: 'user_new', line: alloc }, size: 16 });
+        expect(origin.why).toBe(
+          `guest->display was never written after the allocation in user_new at origin_never_set.c:${alloc}`,
+        );
+      } else {
+        expect(origin.why).toMatch(/allocation not named: .*no debug info/);
+      }
+    }
+  });
+
+  it('a double free: names the first free', async (ctx) => {
+    if (!libcDebugInfo().ok)
+      ctx.skip(`free's argument is read from the C library's debug info: ${libcDebugInfo().why}`);
+    const h = await startServer();
+    const kind: Kind = { name: 'double free', program: 'origin_double_free', crash: { signal: 'SIGABRT' }, origin: {} };
+    for (const how of ['run', 'start'] as const) {
+      const start = await failure(h, kind, how === 'start' ? { origin: true } : {});
+      const origin =
+        how === 'start'
+          ? start.data.origin
+          : (await h.call('dbg_run', { session_id: start.data.session_id, action: 'origin' })).data.origin;
+      expect(origin).toMatchObject({ expression: 'b->data', kind: 'double_free' });
+      expect(origin.block.freed.map((f: { at: { line: number } }) => f.at.line)).toEqual([
+        lineOf('origin_double_free.c', '@origin'),
+        lineOf('origin_double_free.c', '@crash'),
+      ]);
+      expect(origin.block.freed[0].at.function).toBe('release');
+      expect(origin.why).toMatch(
+        new RegExp(`freed first at origin_double_free\\.c:${lineOf('origin_double_free.c', '@origin')} in release`),
+      );
+    }
   });
 
   it('says a program that does not re-execute the same way is not deterministic, and names no write', async () => {

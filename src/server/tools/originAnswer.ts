@@ -13,14 +13,20 @@ const placeShape = z.object({
   line: z.number().optional(),
 });
 
+const blockEventShape = z.object({
+  at: placeShape.describe('The program’s calling line.'),
+  address: z.string(),
+  size: z.number().optional(),
+});
+
 export const originShape = z
   .object({
     expression: z.string().describe('The value whose origin this is, in the program’s words where debug info allows.'),
     address: z.string().describe('Its address (the same in every re-execution: ASLR is off).'),
     kind: z
-      .enum(['write', 'never_written', 'not_reproduced'])
+      .enum(['write', 'never_written', 'double_free', 'not_reproduced'])
       .describe(
-        'write: the stop is at the last write; never_written: nothing wrote it after main; not_reproduced: the re-execution did not reach the same failure with the same value, no write is named.',
+        'write: the stop is at the last write; never_written: nothing wrote it after main; double_free: block.freed[0] is the first free; not_reproduced: the re-execution did not reach the same failure with the same value, no write is named.',
       ),
     write: z
       .object({
@@ -36,6 +42,15 @@ export const originShape = z
       .optional()
       .describe('Absent unless kind=write.'),
     why: z.string().optional().describe('Absent for kind=write.'),
+    block: z
+      .object({
+        allocated: blockEventShape.optional(),
+        freed: z.array(blockEventShape),
+        reused: blockEventShape.optional(),
+        unknown: z.string().optional(),
+      })
+      .optional()
+      .describe('The heap block the value lies in; absent when the search did not follow the allocator.'),
     technique: z.string().describe('How it was found: re-execution with a hardware or software watchpoint.'),
     cost: z.object({ ms: z.number(), runs: z.number(), hits: z.number().describe('Writes followed.') }),
     back: z.string().describe('How to get back to the failure.'),
@@ -72,6 +87,16 @@ export function originWire(o: OriginFacts, stopId?: number): OriginWire {
         })
       : undefined,
     why: cut(o.why, 400),
+    block: o.block
+      ? compact({
+          allocated: o.block.allocated
+            ? compact({ ...o.block.allocated, at: compact({ ...o.block.allocated.at }) })
+            : undefined,
+          freed: o.block.freed.slice(0, 4).map((f) => compact({ ...f, at: compact({ ...f.at }) })),
+          reused: o.block.reused ? compact({ ...o.block.reused, at: compact({ ...o.block.reused.at }) }) : undefined,
+          unknown: cut(o.block.unknown, 200),
+        })
+      : undefined,
     technique: o.technique,
     cost: o.cost,
     back: o.back,
@@ -91,9 +116,13 @@ export function renderOrigin(o: OriginWire): string[] {
     if (w.stack.length > 1) lines.push(`  stack: ${w.stack.map(place).join(' ← ')}`);
   } else {
     lines.push(
-      `origin of ${o.expression} (${o.address}): ${o.kind === 'never_written' ? 'never written' : 'no write named'}: ${o.why ?? ''}`,
+      `origin of ${o.expression} (${o.address}): ${o.kind === 'never_written' ? 'never written' : o.kind === 'double_free' ? 'double free' : 'no write named'}: ${o.why ?? ''}`,
     );
   }
+  const b = o.block;
+  if (b?.allocated) lines.push(`  block ${b.allocated.address}: allocated in ${place(b.allocated.at)}`);
+  for (const f of b?.freed ?? []) lines.push(`  freed in ${place(f.at)}`);
+  if (b?.reused) lines.push(`  reused by the allocation in ${place(b.reused.at)}`);
   lines.push(`  found by ${o.technique}: ${o.cost.runs} runs, ${o.cost.hits} writes followed, ${o.cost.ms} ms`);
   lines.push(`  back: ${o.back}`);
   return lines.map(printable);

@@ -28,7 +28,7 @@ export interface OriginSubject {
   /** Its bytes at the stop, as an unsigned little-endian number. */
   raw: bigint | undefined;
   /** How the subject was worked out. */
-  from: 'expression' | 'faulting operand' | 'assert condition';
+  from: 'expression' | 'faulting operand' | 'assert condition' | 'double free';
   pointer: boolean;
 }
 
@@ -42,7 +42,7 @@ export interface OriginFacts {
   expression: string;
   address: string;
   /** write: the last write is the answer's stop; never_written; not_reproduced: no write named. */
-  kind: 'write' | 'never_written' | 'not_reproduced';
+  kind: 'write' | 'never_written' | 'double_free' | 'not_reproduced';
   write?: {
     function?: string;
     file?: string;
@@ -56,6 +56,8 @@ export interface OriginFacts {
   };
   /** For not_reproduced: what the re-execution did instead. */
   why?: string;
+  /** The heap block the value lies in, when the search looked: where it was allocated and freed. */
+  block?: BlockHistory;
   technique: string;
   cost: { ms: number; runs: number; hits: number };
   /** How to get back to the failure. */
@@ -72,6 +74,23 @@ export interface OriginRequest {
   timeoutMs: number;
   /** Typed into the program's terminal at each re-execution, as at the first run. */
   stdin?: { text: string; eof: boolean };
+}
+
+export interface BlockEvent {
+  /** The program's own line that called the allocator or free. */
+  at: OriginFrame;
+  address: string;
+  size?: number;
+}
+
+export interface BlockHistory {
+  allocated?: BlockEvent;
+  /** Frees of the block before the failure, in order (a double free has two). */
+  freed: BlockEvent[];
+  /** An allocation of the same block after it was freed (a reuse). */
+  reused?: BlockEvent;
+  /** Why nothing is named, when so (no debug info for the C library's allocator). */
+  unknown?: string;
 }
 
 /** Writes to follow in one re-execution at most: a value written in a loop forever is out of reach. */
@@ -240,8 +259,29 @@ export async function subjectAt(
       { field: 'expression' },
     );
   }
+  const ownText = own ? await sourceText(backend, own, signal) : '';
+  const freed = signalName === 'SIGABRT' ? /\bfree\s*\(\s*([^()]+?)\s*\)/.exec(ownText) : null;
+  if (own && freed?.[1]) {
+    // A free the allocator refused (a double free): the value is the pointer freed.
+    try {
+      const pointer = lastHex(await backend.evaluate(`(void *)(${freed[1]})`, ownAt, signal));
+      if (pointer !== undefined) {
+        return {
+          expression: freed[1],
+          address: pointer,
+          size: 8,
+          value: hex(pointer),
+          raw: pointer,
+          from: 'double free',
+          pointer: true,
+        };
+      }
+    } catch {
+      // Not a value here: the assert rule below may still apply.
+    }
+  }
   if (own) {
-    const condition = assertCondition(await sourceText(backend, own, signal));
+    const condition = assertCondition(ownText);
     if (condition) {
       for (const operand of conditionOperands(condition)) {
         const s = await subjectFrom(backend, operand, ownAt, 'assert condition', signal);
@@ -467,6 +507,126 @@ async function reexecute(
   return { hits, reached: false, why, outcome, watchpoint, software };
 }
 
+const ALLOCATORS = ['malloc', 'calloc', 'realloc'];
+/** Calls to the allocator or free followed in one re-execution at most. */
+const MAX_HEAP_CALLS = 20_000;
+
+function firstNumber(text: string | undefined): bigint | undefined {
+  const m = text === undefined ? null : /0x[0-9a-f]+|\b\d+\b/i.exec(text);
+  return m ? BigInt(m[0]) : undefined;
+}
+
+/**
+ * A re-execution from main with breakpoints on the allocator and on free: the calls whose block
+ * holds `address` (or, for `pointer`, frees of exactly that pointer), each named by the program's
+ * calling line, up to the failure. Needs the allocator's arguments and return value, which the
+ * debugger knows only with the C library's debug info; without it, says so.
+ */
+async function blockHistory(
+  session: Session,
+  target: { address: bigint; pointer?: boolean },
+  failure: FailurePoint,
+  options: { deadline: number; stdin?: OriginRequest['stdin']; signal?: AbortSignal },
+): Promise<{ history: BlockHistory; outcome: RunOutcome }> {
+  const { deadline, signal } = options;
+  const left = (): number => Math.max(1, deadline - Date.now());
+  const restart = session.run(
+    { action: 'restart', startMode: 'main', timeoutMs: left(), onTimeout: 'interrupt' },
+    signal,
+  );
+  if (options.stdin) {
+    if (options.stdin.text.length > 0) await session.writeStdin(options.stdin.text, deadline, signal);
+    if (options.stdin.eof) await session.sendEof(deadline, signal);
+  }
+  let outcome = await restart;
+  const history: BlockHistory = { freed: [] };
+  if (outcome.kind !== 'stopped')
+    return { history: { ...history, unknown: 'the re-execution did not reach main' }, outcome };
+  const call = { phases: ['stopped'] as const, doing: 'follow the heap', signal };
+  const numbers = new Map<string, string>();
+  for (const fn of [...ALLOCATORS, 'free']) {
+    try {
+      const set = await session.setBreakpoint({ kind: 'breakpoint', location: { function: fn } }, call);
+      numbers.set(set.breakpoint.number, fn);
+    } catch {
+      // No such function in this program's libraries: nothing of it to follow.
+    }
+  }
+  let calls = 0;
+  let sawArguments = false;
+  let seen = 0;
+  try {
+    for (;;) {
+      outcome = await session.run({ action: 'continue', timeoutMs: left(), onTimeout: 'interrupt' }, signal);
+      if (outcome.kind !== 'stopped') break;
+      const stop = outcome.stop;
+      const fn = stop.breakpoint ? numbers.get(stop.breakpoint) : undefined;
+      if (fn === undefined) {
+        if (samePlace(failure, stop) && ++seen >= failure.occurrence) break;
+        if (stop.reason === 'breakpoint-hit') continue;
+        break;
+      }
+      if (++calls > MAX_HEAP_CALLS || Date.now() >= deadline) {
+        history.unknown = `the program called the allocator more than ${calls - 1} times before the search ran out of ${calls > MAX_HEAP_CALLS ? 'calls to follow' : 'time'}`;
+        break;
+      }
+      const thread = stop.threadId !== undefined ? { threadId: stop.threadId } : {};
+      const entry = await session.query(
+        ['stopped'],
+        'read the heap call',
+        async (b, s) => {
+          const frames = await b.stack({ ...thread, from: 0, to: 8, withArgs: (fs) => (fs.length > 0 ? [0] : []) }, s);
+          return { args: frames[0]?.args ?? [], caller: programFrame(b, frames) };
+        },
+        { signal },
+      );
+      const arg = (i: number): bigint | undefined => firstNumber(entry.args[i]?.value);
+      if (entry.args.length > 0) sawArguments = true;
+      if (!entry.caller) continue; // the runtime's own allocations
+      const at = originFrame(entry.caller);
+      if (fn === 'free') {
+        const p = arg(0);
+        if (p === undefined || p === 0n) continue;
+        const holds = target.pointer
+          ? p === target.address
+          : history.allocated && BigInt(history.allocated.address) === p;
+        if (holds) history.freed.push({ at, address: hex(p) });
+        continue;
+      }
+      const size = fn === 'calloc' ? (arg(0) ?? 0n) * (arg(1) ?? 0n) : fn === 'realloc' ? arg(1) : arg(0);
+      const finished = await session.run({ action: 'finish', timeoutMs: left(), onTimeout: 'interrupt' }, signal);
+      if (finished.kind !== 'stopped') {
+        outcome = finished;
+        break;
+      }
+      const block = firstNumber(finished.stop.returnValue);
+      if (block === undefined || size === undefined || block === 0n) continue;
+      const inside = target.pointer
+        ? block === target.address
+        : target.address >= block && target.address < block + size;
+      if (!inside) continue;
+      const event = { at, address: hex(block), size: Number(size) };
+      if (history.allocated && history.freed.length > 0) history.reused = event;
+      else {
+        history.allocated = event;
+        history.freed = [];
+      }
+    }
+  } finally {
+    await session
+      .changeBreakpoints(
+        { op: 'delete', numbers: [...numbers.keys()] },
+        { phases: ['stopped', 'exited', 'loaded'], doing: 'delete the heap breakpoints', signal },
+      )
+      .catch(() => undefined);
+  }
+  if (!sawArguments && calls > 0 && !history.allocated) {
+    history.unknown =
+      "the allocator's arguments and results are not known to the debugger here: the C library has no debug info (install its debug symbols, e.g. libc6-dbg)";
+  }
+  return { history, outcome };
+}
+
 async function dropWatchpoint(session: Session, number: string, signal?: AbortSignal): Promise<void> {
   if (number === '') return;
   await session
@@ -562,6 +722,26 @@ export async function findOrigin(
   const cost = (hits: number) => ({ ms: Date.now() - began, runs, hits });
   const base = { expression: subject.expression, address: hex(subject.address) };
   try {
+    if (subject.from === 'double free') {
+      runs++;
+      const heap = await blockHistory(session, { address: subject.address, pointer: true }, failure, opts);
+      const [firstFree] = heap.history.freed;
+      return {
+        outcome: heap.outcome,
+        origin: {
+          ...base,
+          address: hex(subject.address),
+          kind: 'double_free',
+          why: firstFree
+            ? `${subject.expression} (${hex(subject.address)}) was freed first at ${firstFree.at.file ?? '?'}:${firstFree.at.line ?? '?'}${firstFree.at.function ? ` in ${firstFree.at.function}` : ''}`
+            : `the first free of ${subject.expression} was not found${heap.history.unknown ? `: ${heap.history.unknown}` : ''}`,
+          block: heap.history,
+          technique: "re-execution with breakpoints on the allocator's calls",
+          cost: cost(heap.history.freed.length),
+          back: 'the program is at the failure again (re-executed)',
+        },
+      };
+    }
     runs++;
     const first = await reexecute(session, subject, failure, opts);
     await dropWatchpoint(session, first.watchpoint, signal);
@@ -581,17 +761,35 @@ export async function findOrigin(
     }
     const last = first.hits[first.hits.length - 1];
     if (!last) {
+      runs++;
+      const heap = await blockHistory(session, { address: subject.address }, failure, opts);
+      const alloc = heap.history.allocated;
       return {
-        outcome: first.outcome,
+        outcome: heap.outcome,
         origin: {
           ...base,
           kind: 'never_written',
-          why: `${subject.expression} was never written between main and the failure`,
-          technique,
+          why: alloc
+            ? `${subject.expression} was never written after ${alloc.at.function ? `the allocation in ${alloc.at.function}` : 'its allocation'} at ${alloc.at.file ?? '?'}:${alloc.at.line ?? '?'}`
+            : `${subject.expression} was never written between main and the failure${heap.history.unknown ? ` (allocation not named: ${heap.history.unknown})` : ''}`,
+          block: heap.history,
+          technique: `${technique}, then the allocator's calls`,
           cost: cost(0),
-          back: 'this is the failure again (re-executed)',
+          back: 'the program is at the failure again (re-executed)',
         },
       };
+    }
+    // A write by the runtime (free's bookkeeping in a freed block): the block's history says more.
+    const runtimeWrote = await session.query(
+      ['stopped', 'exited'],
+      'read the writes',
+      async (b) => first.hits.some((h) => h.frame !== undefined && b.runtime.isSystemFrame(h.frame)),
+      { signal },
+    );
+    let block: BlockHistory | undefined;
+    if (runtimeWrote) {
+      runs++;
+      block = (await blockHistory(session, { address: subject.address }, failure, opts)).history;
     }
     runs++;
     const second = await reexecute(session, subject, failure, { ...opts, stopAt: last.number });
@@ -638,7 +836,8 @@ export async function findOrigin(
               i === 0 && writer.line !== undefined ? { ...originFrame(f), line: writer.line } : originFrame(f),
             ),
         },
-        technique,
+        ...(block ? { block } : {}),
+        technique: block ? `${technique}, then the allocator's calls` : technique,
         cost: cost(first.hits.length),
         back: `dbg_run action=continue runs on to the failure again (the re-execution is deterministic; the watchpoint is gone)`,
       },
