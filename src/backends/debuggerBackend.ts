@@ -239,6 +239,8 @@ export type BreakpointSpec =
       condition?: string;
       /** Asked for hardware explicitly (honoured, with a warning where hardware ones are dead). */
       hardware?: boolean;
+      /** The frame (of the stopped thread) whose scope the expression is read in; default 0. */
+      frame?: number;
     }
   | { kind: 'catchpoint'; event: CatchEvent; filter?: string; temporary?: boolean }
   | { kind: 'dprintf'; location: Location; format: string; args?: readonly string[]; condition?: string };

@@ -154,6 +154,27 @@ describe('dbg_breakpoints: breakpoints', () => {
   });
 });
 
+describe('dbg_breakpoints: the frame a watchpoint is read in', () => {
+  it("stopped inside a library, a variable of the program's frame: the error names the frame used, frame: N sets it", async () => {
+    const { bp, run } = await session('hello', 'main');
+    expect((await bp({ action: 'set', location: 'printf' })).isError).toBe(false);
+    const hit = await run('continue');
+    expect(hit.data.outcome).toMatchObject({ reason: 'breakpoint-hit' });
+    const refused = await bp({ action: 'set', kind: 'watchpoint', expression: 'y' });
+    expect(refused).toMatchObject({ isError: true, code: 'invalid_argument' });
+    expect(refused.data.error.message).toMatch(
+      /^expression: No symbol "y" in current context \(read in frame #0, \S*printf\S* (in|at) \S+\); a variable of another frame\? give frame: N/,
+    );
+    expect(refused.data.error.details.fields).toEqual(['expression']);
+    const set = await bp({ action: 'set', kind: 'watchpoint', expression: 'y', frame: 1 });
+    expect(set.isError, set.text).toBe(false);
+    expect(set.data.breakpoint).toMatchObject({ what: 'y' });
+    // frame goes with a watchpoint only.
+    const wrong = await bp({ action: 'set', location: 'main', frame: 1 });
+    expect(wrong).toMatchObject({ isError: true, code: 'invalid_argument' });
+  });
+});
+
 describe('dbg_breakpoints: watchpoints', () => {
   /** The mechanism this machine's probe says a watchpoint gets, or a skip when it could not tell. */
   async function expectedMechanism(ctx: { skip(note: string): never }): Promise<'hardware' | 'software'> {

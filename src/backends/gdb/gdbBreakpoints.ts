@@ -14,11 +14,12 @@ import {
   catchLibrary,
 } from '../../protocols/mi/commands/breakpoint.js';
 import { dataEvaluateExpression } from '../../protocols/mi/commands/data.js';
+import { stackListFrames } from '../../protocols/mi/commands/stack.js';
 import { threadInfo } from '../../protocols/mi/commands/target.js';
 import { assertSingleLine } from '../../protocols/mi/miCommand.js';
 import type { MiCommandResult } from '../../protocols/mi/miConnection.js';
 import { DebuggerError } from '../../util/errors.js';
-import type { BreakpointChange, BreakpointSpec, CatchEvent, SetBreakpoint } from '../debuggerBackend.js';
+import type { BreakpointChange, BreakpointSpec, CatchEvent, FrameSelector, SetBreakpoint } from '../debuggerBackend.js';
 import type { GdbContext } from './gdbContext.js';
 import { explainBreakpointFailure } from './gdbErrors.js';
 import { prepareHardware } from './gdbHardwareChoice.js';
@@ -26,6 +27,7 @@ import { gdbLocation } from './gdbLocation.js';
 import {
   narrowBreakpointResult,
   narrowBreakpointTable,
+  narrowStack,
   narrowThreads,
   narrowValue,
   narrowWatchNumber,
@@ -101,9 +103,14 @@ async function insert(g: GdbContext, spec: BreakpointSpec, signal?: AbortSignal)
         // MI's -break-watch has no -location; the CLI form does.
         assertSingleLine(spec.expression, 'expression');
         const verb = spec.access === 'read' ? 'rwatch' : spec.access === 'access' ? 'awatch' : 'watch';
-        bp = await viaCli(g, `${verb} -location ${spec.expression}`, signal);
+        bp = await inWatchFrame(g, spec, () =>
+          viaCli(g, `${verb} -location ${spec.expression}`, signal, { frame: spec.frame }),
+        );
       } else {
-        const r = await breakWatch(g.mi, { expression: spec.expression, access: spec.access ?? 'write' }, { signal });
+        const at = spec.frame !== undefined ? g.frame({ frame: spec.frame }) : {};
+        const r = await inWatchFrame(g, spec, () =>
+          breakWatch(g.mi, { ...at, expression: spec.expression, access: spec.access ?? 'write' }, { signal }),
+        );
         const number = narrowWatchNumber(r.results);
         bp = (number === undefined ? undefined : await oneBreakpoint(g, number, signal)) ?? {
           number: number ?? '?',
@@ -187,9 +194,43 @@ async function insertCatchpoint(
  * `$bpnum` (GDB's number of the last breakpoint set) names once it changed. Not by listing the
  * whole table before and after: that made setting N breakpoints cost N² (1,000 took 31 s).
  */
-async function viaCli(g: GdbContext, text: string, signal?: AbortSignal): Promise<Breakpoint> {
+/**
+ * Sets a watchpoint, and where its expression names nothing in the frame it was read in (a stop
+ * inside a library, say), says which frame that was and how to pick another.
+ */
+async function inWatchFrame<T>(
+  g: GdbContext,
+  spec: Extract<BreakpointSpec, { kind: 'watchpoint' }>,
+  set: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await set();
+  } catch (e) {
+    if (!(e instanceof DebuggerError) || !/No symbol .* in current context|No frame selected/.test(e.message)) throw e;
+    const level = spec.frame ?? 0;
+    const thread = g.frame({ frame: level }).thread;
+    const frames = await stackListFrames(g.mi, { thread, low: level, high: level }).catch(() => undefined);
+    const frame = frames ? narrowStack(frames.results)[0] : undefined;
+    const where = frame?.function
+      ? `${frame.function}${frame.file ? ` at ${frame.file}:${frame.line ?? '?'}` : frame.library ? ` in ${frame.library}` : ''}`
+      : 'unknown';
+    throw new DebuggerError(
+      'invalid_argument',
+      `expression: ${e.message.replace(/\.$/, '')} (read in frame #${level}, ${where}); a variable of another frame? give frame: N, the frame whose scope holds it (dbg_inspect view=stack lists them)`,
+      { fields: ['expression'], frame: level },
+      { cause: e },
+    );
+  }
+}
+
+async function viaCli(
+  g: GdbContext,
+  text: string,
+  signal?: AbortSignal,
+  selector: FrameSelector = {},
+): Promise<Breakpoint> {
   const before = await lastNumber(g, signal);
-  await g.cli(text, { signal });
+  await g.cli(text, { signal }, selector.frame !== undefined ? selector : {});
   const after = await lastNumber(g, signal);
   const bp = after === undefined || after === before ? undefined : await oneBreakpoint(g, after, signal);
   if (!bp) throw new DebuggerError('debugger_error', `"${text}" created no breakpoint`);

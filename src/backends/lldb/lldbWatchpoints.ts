@@ -31,8 +31,9 @@ export async function dataBreakpoint(
     assertOneLine(spec.condition, 'condition');
     checkReadOnly(spec.condition, 'condition', g.options.allowInferiorCalls ?? false);
   }
-  const address = await addressOf(g, `&(${spec.expression})`, {}, signal);
-  const sizeText = await evaluateCommand(g, `sizeof(${spec.expression})`, {}, ' --format d', signal);
+  const at = spec.frame !== undefined ? { frame: spec.frame } : {};
+  const address = await addressOf(g, `&(${spec.expression})`, at, signal);
+  const sizeText = await evaluateCommand(g, `sizeof(${spec.expression})`, at, ' --format d', signal);
   const bytes = Number(formattedResult(sizeText));
   if (!Number.isInteger(bytes) || bytes <= 0) {
     throw new DebuggerError('debugger_error', `cannot tell the size of ${spec.expression}`);

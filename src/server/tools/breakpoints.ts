@@ -11,7 +11,7 @@ import { breakpointShape } from '../answers/shapes.js';
 import { defineSessionTool } from '../defineTool.js';
 import { parseLocation } from '../locations.js';
 import { printable, renderBreakpoint } from '../render.js';
-import { line, sessionId } from '../schemas.js';
+import { frameLevel, line, sessionId } from '../schemas.js';
 import { breakpointWire, compact } from '../wire.js';
 
 const ACTIONS = ['set', 'delete', 'enable', 'disable', 'condition', 'ignore', 'list'] as const;
@@ -41,6 +41,7 @@ const input = z.strictObject({
   expression: line(1024).optional().describe('An lvalue.'),
   access: z.enum(['write', 'read', 'access']).optional().describe('Default write.'),
   watch_location: z.boolean().optional().describe('Watch the address.'),
+  frame: frameLevel.optional().describe("Scope of a watchpoint's expression (default 0)."),
   event: z.enum(CATCH_EVENTS).optional().describe('Caught event.'),
   filter: line(256).optional().describe('Syscalls, signals or a regexp.'),
   format: line(1024).optional().describe('C string body: x=%d\\n.'),
@@ -61,7 +62,7 @@ const FIELDS: Record<string, { required: Field[]; optional: Field[] }> = {
   },
   'set watchpoint': {
     required: ['kind', 'expression'],
-    optional: ['access', 'watch_location', 'condition', 'hardware'],
+    optional: ['access', 'watch_location', 'condition', 'hardware', 'frame'],
   },
   'set catchpoint': { required: ['kind', 'event'], optional: ['filter', 'temporary'] },
   'set dprintf': { required: ['kind', 'location', 'format'], optional: ['format_args', 'condition'] },
@@ -117,6 +118,7 @@ function specOf(args: Args): BreakpointSpec {
         location: args.watch_location,
         ...condition,
         hardware: args.hardware,
+        frame: args.frame,
       });
     case 'catchpoint':
       return compact({

@@ -34,7 +34,7 @@ export const startBreakpoint = z.strictObject({
 });
 
 const input = z.strictObject({
-  program: line(4096).optional().describe('Executable.'),
+  program: line(4096).optional().describe('Executable (relative: from the first root).'),
   args: z.array(oneLineArg).max(64).optional().describe('Literal argv[1..].'),
   cwd: line(4096).optional().describe('Default: workspace root.'),
   env: programEnv.optional(),

@@ -1,7 +1,7 @@
 // -break-* and -catch-* commands.
 
 import type { MiCommandResult, MiSendOptions } from '../miConnection.js';
-import type { MiSender } from './miSender.js';
+import { frameArgs, type MiFrameOptions, type MiSender } from './miSender.js';
 
 export interface BreakInsertOptions {
   location: string;
@@ -29,11 +29,12 @@ export function breakInsert(mi: MiSender, o: BreakInsertOptions, s?: MiSendOptio
 
 export function breakWatch(
   mi: MiSender,
-  o: { expression: string; access: 'write' | 'read' | 'access' },
+  o: MiFrameOptions & { expression: string; access: 'write' | 'read' | 'access' },
   s?: MiSendOptions,
 ): Promise<MiCommandResult> {
   const flag = o.access === 'read' ? ['-r'] : o.access === 'access' ? ['-a'] : [];
-  return mi.send('break-watch', [...flag, o.expression], s);
+  // --thread/--frame pick the scope the expression is read in (MI's global options, first).
+  return mi.send('break-watch', [...frameArgs(o), ...flag, o.expression], s);
 }
 
 /** `-break-condition N [EXPR]`: without an expression, the condition is removed. */
