@@ -132,7 +132,7 @@ describe('joining a shared gdb', () => {
     const raw = await server.call('dbg_command', { session_id: session, command: 'print value' });
     expect(raw.isError).toBe(true);
     const viaCli = await server.call('dbg_command', { session_id: session, command: 'output $_shell("true")' });
-    expect(viaCli.text).toMatch(/\$_shell\(…\) is not one of GDB's reading convenience functions/);
+    expect(viaCli.text).toMatch(/\$_shell\(…\)` is not one of GDB's read-only convenience functions/);
     const info = await server.call('dbg_command', { session_id: session, command: 'info frame' });
     expect(info.data.output).toMatch(/Stack level 0/);
 

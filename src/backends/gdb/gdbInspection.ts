@@ -123,7 +123,9 @@ export async function evaluate(
 ): Promise<string> {
   // The interface promises no side effects: GDB would assign or increment here (may-write-memory
   // cannot be relied on alone: registers stay writable once the program runs).
-  const effect = expressionEffect(expression);
+  // Calls of the program's own functions are left to GDB's may-call-functions (the operator's
+  // --inferior-calls), which says so; calls through debugger values never reach it.
+  const effect = expressionEffect(expression, true);
   if (effect !== undefined) {
     throw new DebuggerError(
       'invalid_argument',

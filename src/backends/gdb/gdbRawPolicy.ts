@@ -21,8 +21,10 @@
 // its compound forms, `++`, `--`) outside string and character literals, whatever the command; the
 // backend also turns may-write-memory and may-call-functions off around each raw command, should
 // a language's syntax slip past. Convenience functions are the one way an expression reaches
-// further (GDB 14's `$_shell` runs a shell command): only the known read-only ones pass.
+// further (GDB 14's `$_shell` runs a shell command): the one analysis of shares/expressionEffects.ts
+// decides (comments, literals, calls through history or parentheses).
 
+import { readOnlyRefusal } from '../shares/expressionEffects.js';
 import { GDB_COMMANDS } from './gdbCommandTable.js';
 
 export type GdbDialect = 'gdb' | 'rr';
@@ -148,26 +150,6 @@ const INFO_ALLOWED = new Set(
     'xmethod',
   ].map((s) => `info ${s}`),
 );
-
-/** GDB 13's convenience functions, all read-only (`help function`). Any other `$name(` is refused. */
-const SAFE_FUNCTIONS = new Set([
-  '_any_caller_is',
-  '_any_caller_matches',
-  '_as_string',
-  '_caller_is',
-  '_caller_matches',
-  '_cimag',
-  '_creal',
-  '_gdb_maint_setting',
-  '_gdb_maint_setting_str',
-  '_gdb_setting',
-  '_gdb_setting_str',
-  '_isvoid',
-  '_memeq',
-  '_regex',
-  '_streq',
-  '_strlen',
-]);
 
 const FULL = 'ask the operator for --raw full';
 
@@ -364,17 +346,12 @@ export function classifyGdbCommand(text: string, dialect: GdbDialect): RawVerdic
   const verdict = classifyArguments(command, text, rest, dialect);
   if (!verdict.allowed) return verdict;
   if (!NO_EXPRESSIONS.has(command)) {
-    const write = writingOperator(text.slice(rest));
-    if (write !== undefined) {
+    // Calls of the program's functions are GDB's to refuse (may-call-functions is off around every
+    // raw command); calls through debugger values ($_shell, the history) are refused here.
+    const why = readOnlyRefusal(expressionText(text.slice(rest)), 'gdb', { programCalls: true });
+    if (why !== undefined) {
       return refused(
-        `\`${write}\` writes (an assignment or an increment): under --raw read expressions only read; use dbg_evaluate with assign`,
-      );
-    }
-  }
-  for (const m of text.slice(rest).matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)) {
-    if (!SAFE_FUNCTIONS.has(m[1] as string)) {
-      return refused(
-        `\`$${m[1]}(…)\` is not one of GDB's read-only convenience functions (newer GDBs add ones such as $_shell that run commands): refused under --raw read; ${FULL}`,
+        `${why}: under --raw read expressions only read; ${/writes/.test(why) ? 'use dbg_evaluate with assign' : FULL}`,
       );
     }
   }
@@ -385,56 +362,22 @@ export function classifyGdbCommand(text: string, dialect: GdbDialect): RawVerdic
 const NO_EXPRESSIONS = new Set(['show', 'help', 'apropos']);
 
 /**
- * The first operator in `args` that writes, outside "…" and '…' literals: `=` (not `==`, `!=`,
- * `<=`, `>=`), a compound assignment (`+=`, `<<=`…), `++` or `--`. A `--` standing alone is the
- * end of a command's options (`print -pretty -- x`), not a decrement.
+ * The expression part of a command's arguments: GDB's options (`print -pretty -elements 2 -- x`)
+ * end at a lone `--`, which is no decrement there. Only words that are options or their plain
+ * values may come before it; otherwise the whole text is the expression.
  */
-export function writingOperator(args: string): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const c = args[i];
-    if (c === '"' || c === "'") {
-      // A literal (or a quoted symbol name): skip to its closing quote, past escapes.
-      for (i++; i < args.length && args[i] !== c; i++) if (args[i] === '\\') i++;
-      continue;
-    }
-    const next = args[i + 1];
-    if (c === '=') {
-      if (next === '=') {
-        i++;
-        continue;
-      }
-      const prev = args[i - 1] ?? '';
-      const shift = (prev === '<' || prev === '>') && args[i - 2] === prev;
-      if ((prev === '!' || prev === '<' || prev === '>') && !shift) continue;
-      return shift ? `${prev}${prev}=` : /[-+*/%&|^]/.test(prev) ? `${prev}=` : '=';
-    }
-    if ((c === '+' || c === '-') && next === c) {
-      const alone =
-        (i === 0 || /\s/.test(args[i - 1] as string)) && (i + 2 >= args.length || /\s/.test(args[i + 2] as string));
-      if (c === '-' && alone) {
-        i++;
-        continue;
-      }
-      return `${c}${c}`;
-    }
-  }
-  return undefined;
+function expressionText(args: string): string {
+  const m = /^\s*((?:-[A-Za-z][\w-]*|[\w.]+)\s+)*?--(\s|$)/.exec(args);
+  return m ? args.slice(m[0].length) : args;
 }
 
 /**
- * Why evaluating `expression` would change the program, or reach past it: a writing operator
- * (writingOperator), or a convenience function not known to be read-only. Undefined when it only
- * reads (calls into the program aside: those are may-call-functions', the operator's setting).
+ * Why evaluating `expression` (dbg_evaluate) would change the program, or reach past it (the one
+ * analysis in shares/expressionEffects.ts). Calls of the program's functions pass only with
+ * `programCalls` (--inferior-calls on: may-call-functions then makes them).
  */
-export function expressionEffect(expression: string): string | undefined {
-  const write = writingOperator(expression);
-  if (write !== undefined) return `\`${write}\` writes (an assignment or an increment)`;
-  for (const m of expression.matchAll(/\$([A-Za-z_][A-Za-z0-9_]*)\s*\(/g)) {
-    if (!SAFE_FUNCTIONS.has(m[1] as string)) {
-      return `\`$${m[1]}(…)\` is not one of GDB's read-only convenience functions`;
-    }
-  }
-  return undefined;
+export function expressionEffect(expression: string, programCalls = false): string | undefined {
+  return readOnlyRefusal(expression, 'gdb', { programCalls });
 }
 
 function classifyArguments(command: string, text: string, rest: number, dialect: GdbDialect): RawVerdict {

@@ -9,7 +9,7 @@
 
 import type { MiInput } from '../../protocols/mi/miInputParser.js';
 import type { ShareAccess } from '../debuggerBackend.js';
-import { unknownConvenienceCall, writingOperator } from '../shares/expressionEffects.js';
+import { expressionEffects } from '../shares/expressionEffects.js';
 
 /** MI commands that only read (expressions among their arguments are checked for writes). */
 const READ = new Set([
@@ -98,11 +98,11 @@ export function allowControlHint(id: string): string {
 
 /** Why an expression may not be evaluated on a person's gdb: it writes, or calls past the program. */
 function expressionRefusal(text: string): string | undefined {
-  const op = writingOperator(text);
-  if (op) return `"${op}" would change the person's program; a shared gdb is only read`;
-  const fn = unknownConvenienceCall(text);
-  if (fn) return `${fn}(…) is not one of GDB's reading convenience functions (some run commands, as $_shell does)`;
-  return undefined;
+  const effect = expressionEffects(text, 'gdb')[0];
+  if (effect === undefined) return undefined;
+  if (effect.kind === 'write') return `"${effect.what}" would change the person's program; a shared gdb is only read`;
+  if (effect.kind === 'program-call') return `${effect.reason}: a shared gdb makes no calls`;
+  return `${effect.reason}; a shared gdb is only read`;
 }
 
 function writes(args: readonly string[]): string | undefined {

@@ -66,7 +66,7 @@ import { narrowLibraries, narrowThreads } from '../gdb/gdbNarrow.js';
 import * as run from '../gdb/gdbRunControl.js';
 import { noteSources } from '../gdb/gdbSource.js';
 import { glibcRuntime } from '../runtime/glibcRuntime.js';
-import { writingOperator } from '../shares/expressionEffects.js';
+import { readOnlyRefusal } from '../shares/expressionEffects.js';
 import { directoryDistrust, ownUid } from '../shares/shareFiles.js';
 import { theirTerminal } from '../shares/theirTerminal.js';
 import type { JoinHello, JoinReply } from './gdbShareHolder.js';
@@ -417,8 +417,11 @@ export class JoinedGdbBackend implements DebuggerBackend {
         `a ${spec.kind} is not offered on a person's gdb: plain breakpoints and watchpoints are`,
       );
     }
-    if ('condition' in spec && spec.condition && writingOperator(spec.condition)) {
-      throw new DebuggerError('invalid_argument', "the condition would change the person's program");
+    const conditionWhy = 'condition' in spec && spec.condition ? readOnlyRefusal(spec.condition, 'gdb') : undefined;
+    if (conditionWhy !== undefined) {
+      throw new DebuggerError('invalid_argument', `the condition may not run on the person's gdb: ${conditionWhy}`, {
+        fields: ['condition'],
+      });
     }
     const set = await breakpoints.insertBreakpoint(this.context, spec, signal);
     this.own.add(set.breakpoint.number.split('.')[0] ?? set.breakpoint.number);
@@ -471,11 +474,11 @@ export class JoinedGdbBackend implements DebuggerBackend {
     selector: FrameSelector & { format?: ValueFormat },
     signal?: AbortSignal,
   ): Promise<string> {
-    const op = writingOperator(expression);
-    if (op) {
+    const why = readOnlyRefusal(expression, 'gdb', { programCalls: true });
+    if (why !== undefined) {
       throw new DebuggerError(
         'invalid_argument',
-        `"${op}" would change ${this.share.owner}'s program; a shared gdb is only read`,
+        `${why}: it would change ${this.share.owner}'s program or reach past it; a shared gdb is only read`,
         undefined,
         {
           reason: 'side-effect',
@@ -520,7 +523,8 @@ export class JoinedGdbBackend implements DebuggerBackend {
   }
 
   readMemory(address: string, count: number, signal?: AbortSignal): Promise<MemoryBlock[]> {
-    if (writingOperator(address)) return Promise.reject(this.never('write through an address expression'));
+    if (readOnlyRefusal(address, 'gdb') !== undefined)
+      return Promise.reject(this.never('write through an address expression'));
     return memory.readMemory(this.context, address, count, signal);
   }
 

@@ -192,10 +192,10 @@ function startsWith(words: readonly string[], prefix: readonly string[]): boolea
  * option's name is not a decrement (`memory region --all` was refused as one), while `x--` after
  * `--` is, and an option's value stays to be checked (`-cf(x)` is `-c` with the call `f(x)`).
  */
-export function withoutOptionNames(rest: string): string {
+export function withoutOptionNames(rest: string | readonly string[]): string {
   const out: string[] = [];
   let options = true;
-  for (const word of rest.split(/\s+/)) {
+  for (const word of typeof rest === 'string' ? rest.split(/\s+/) : rest) {
     if (options && word === '--') options = false;
     else if (options && /^--[A-Za-z]/.test(word)) out.push(word.replace(/^--[A-Za-z][\w-]*=?/, ''));
     else if (options && /^-[A-Za-z]/.test(word)) out.push(word.slice(2));
@@ -254,12 +254,115 @@ export function refusal(line: string, policy: CommandOptions['policy']): string 
   if (/(^|\s)--force(\s|=|$)/.test(rest) || (memoryRead && /(^|\s)-[A-Za-z]*r[A-Za-z]*(\s|$)/.test(rest))) {
     return "--force lifts LLDB's own size limit (read in pages with dbg_memory): not under --raw read";
   }
-  const args = withoutOptionNames(rest);
+  const words = lldbWords(rest);
+  if (words === undefined) return 'a quote is left open: not under --raw read';
+  const args = withoutOptionNames(words);
   if (writesProgram(args))
     return 'an assignment, ++ or -- in an argument would change the program: not under --raw read';
   if (callsFunction(args)) return 'a function call in an argument would run code in the program: not under --raw read';
+  return addressRefusal(parsed.words ?? [], words);
+}
+
+/**
+ * A command's argument words as LLDB's Args splits them: `'…'` takes everything literally,
+ * `"…"` honours backslash before `"`, `\\`, `` ` `` and `$`, outside quotes a backslash escapes the next
+ * character, and quoted and bare parts next to each other make one word. The quotes are LLDB's,
+ * not the expression's: `memory read -- 'counter = 4242'` gives LLDB the expression
+ * `counter = 4242`, so that is what is checked. Undefined when a quote is left open.
+ */
+export function lldbWords(text: string): string[] | undefined {
+  const words: string[] = [];
+  let word: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] as string;
+    if (/\s/.test(c)) {
+      if (word !== undefined) words.push(word);
+      word = undefined;
+      continue;
+    }
+    word ??= '';
+    if (c === "'") {
+      const end = text.indexOf("'", i + 1);
+      if (end < 0) return undefined;
+      word += text.slice(i + 1, end);
+      i = end;
+    } else if (c === '"') {
+      let j = i + 1;
+      for (; j < text.length && text[j] !== '"'; j++) {
+        if (text[j] === '\\' && /["\\`$]/.test(text[j + 1] ?? '')) j++;
+        word += text[j];
+      }
+      if (j >= text.length) return undefined;
+      i = j;
+    } else if (c === '\\' && i + 1 < text.length) {
+      word += text[++i];
+    } else {
+      word += c;
+    }
+  }
+  if (word !== undefined) words.push(word);
+  return words;
+}
+
+/**
+ * An address LLDB evaluates as an expression, given plainly: a number, a register, a name with
+ * `&` or `*`, members and constant indexes, an offset. Anything else (a parenthesis, a comma, an
+ * operator) is refused: LLDB's evaluator runs it with the program's authority.
+ */
+const PLAIN_ADDRESS =
+  /^[&*]?(0x[0-9a-fA-F]+|\d+|\$[A-Za-z_]\w*|[A-Za-z_]\w*((\.|->)[A-Za-z_]\w*|\[\d+\])*)(\s*[+-]\s*(0x[0-9a-fA-F]+|\d+))?$/;
+
+/** The options each command takes whose value LLDB evaluates as an address expression. */
+const ADDRESS_OPTIONS: Readonly<Record<string, readonly string[]>> = {
+  disassemble: ['-s', '--start-address', '-e', '--end-address', '-a', '--address'],
+  'target modules lookup': ['-a', '--address'],
+  'source info': ['-a', '--address'],
+  'breakpoint list': [],
+};
+
+/** Commands whose positional arguments are address expressions. */
+const ADDRESS_POSITIONALS = new Set(['memory read', 'memory region']);
+
+function addressRefusal(command: readonly string[], words: readonly string[]): string | undefined {
+  const name = command.join(' ');
+  const options = ADDRESS_OPTIONS[name] ?? [];
+  const plain = (what: string, value: string) =>
+    PLAIN_ADDRESS.test(value.trim())
+      ? undefined
+      : `${name} ${what} takes a plain number or address (LLDB evaluates it as an expression, which may write or run code): ${JSON.stringify(value)} is not one; compute the address with dbg_evaluate first`;
+  let afterOptions = false;
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i] as string;
+    if (!afterOptions && w === '--') {
+      afterOptions = true;
+      continue;
+    }
+    if (!afterOptions && w.startsWith('-') && w.length > 1 && !/^-\d/.test(w)) {
+      const eq = w.startsWith('--') ? w.indexOf('=') : -1;
+      const option = eq > 0 ? w.slice(0, eq) : w.startsWith('--') ? w : w.slice(0, 2);
+      if (options.includes(option)) {
+        const glued = eq > 0 ? w.slice(eq + 1) : !w.startsWith('--') && w.length > 2 ? w.slice(2) : undefined;
+        const value = glued ?? words[++i];
+        if (value === undefined) return undefined;
+        const why = plain(option, value);
+        if (why) return why;
+      } else if (!w.startsWith('--') && w.length === 2 && VALUED_SHORT[name]?.includes(w)) {
+        i++;
+      }
+      continue;
+    }
+    if (ADDRESS_POSITIONALS.has(name) && !(i === 0 && /^\/\w*$/.test(w))) {
+      const why = plain('address', w);
+      if (why) return why;
+    }
+  }
   return undefined;
 }
+
+/** Short options that take a separate value, per command with address positionals. */
+const VALUED_SHORT: Readonly<Record<string, readonly string[]>> = {
+  'memory read': ['-c', '-s', '-f', '-l', '-t', '-E', '-x', '-o', '-L'],
+};
 
 function resumes(line: string): boolean {
   const parsed = parseCommand(line);

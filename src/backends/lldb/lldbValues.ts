@@ -7,6 +7,7 @@
 
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { DebuggerError } from '../../util/errors.js';
+import { expressionEffects } from '../shares/expressionEffects.js';
 import type { LldbContext } from './lldbContext.js';
 import { tidyValue } from './lldbNarrow.js';
 
@@ -70,84 +71,42 @@ export async function renderValue(
   return `${summary}{${parts.join(', ')}}`;
 }
 
-/** Scans `text` outside string and character literals, calling `visit` for each other character. */
-function scanCode(text: string, visit: (i: number) => boolean): boolean {
-  let quote = '';
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quote !== '') {
-      if (c === '\\') i++;
-      else if (c === quote) quote = '';
-      continue;
-    }
-    if (c === '"' || c === "'") {
-      quote = c;
-      continue;
-    }
-    if (visit(i)) return true;
-  }
-  return false;
-}
-
 /**
- * Whether an expression writes: `=` and its compound forms (`+=`, `<<=`…), `++` and `--`. The
- * comparisons `==`, `!=`, `<=` and `>=` do not.
+ * Whether an expression writes: `=` and its compound forms (`+=`, `<<=`…), `++`, `--`, `new` and
+ * `delete`, read by the one analysis (shares/expressionEffects.ts: comments, literals, raw strings).
+ * The comparisons `==`, `!=`, `<=` and `>=` do not. Text left open (a literal, a comment) counts:
+ * where the code resumes cannot be known.
  */
 export function writesProgram(expression: string): boolean {
-  return scanCode(expression, (i) => {
-    const c = expression[i];
-    const next = expression[i + 1];
-    if ((c === '+' || c === '-') && next === c) return true;
-    if (c !== '=') return false;
-    if (next === '=') return false;
-    const prev = expression[i - 1];
-    if (prev === '=' || prev === '!') return false;
-    if (prev === '<' || prev === '>') return expression[i - 2] === prev;
-    return true;
-  });
+  return expressionEffects(expression, 'lldb').some((e) => e.kind === 'write' || e.kind === 'unreadable');
 }
 
-const NOT_CALLS = new Set([
-  'sizeof',
-  'alignof',
-  '_Alignof',
-  '__alignof__',
-  'typeof',
-  '__typeof__',
-  'decltype',
-  'if',
-  'while',
-  'for',
-  'return',
-]);
-
 /**
- * Whether an expression names a function call (`f(x)`, `obj.m()`). Conditions and logpoint
- * expressions run through LLDB's expression evaluator with JIT, which calls functions; a call
- * through a parenthesised pointer (`(*fp)(1)`) looks like a cast followed by a value and passes.
+ * Whether an expression may call a function (`f(x)`, `obj.m()`, `(*fp)(1)`, a cast function
+ * pointer `((int(*)(const char*))&system)("…")`). Conditions and logpoint expressions run through
+ * LLDB's expression evaluator with JIT, which calls functions.
  */
 export function callsFunction(expression: string): boolean {
-  return scanCode(expression, (i) => {
-    if (expression[i] !== '(') return false;
-    const before = /([A-Za-z_$][\w$]*)\s*$/.exec(expression.slice(0, i));
-    return before?.[1] !== undefined && !NOT_CALLS.has(before[1]);
-  });
+  return expressionEffects(expression, 'lldb').some((e) => e.kind === 'program-call');
 }
 
 /** Refuses an expression that would change the program where only reads are allowed. */
 export function checkReadOnly(expression: string, field: string, allowCalls: boolean, calls = true): void {
-  if (writesProgram(expression)) {
+  const effects = expressionEffects(expression, 'lldb');
+  const write = effects.find((e) => e.kind === 'write' || e.kind === 'unreadable');
+  if (write !== undefined) {
     throw new DebuggerError(
       'invalid_argument',
-      `${field}: this expression would change the program (an assignment, ++ or --): only dbg_evaluate assign changes values`,
+      `${field}: this expression would change the program (${write.reason}): only dbg_evaluate assign changes values`,
       { fields: [field] },
       { reason: 'side-effect' },
     );
   }
-  if (calls && !allowCalls && callsFunction(expression)) {
+  const call = effects.find((e) => e.kind === 'program-call');
+  if (call !== undefined && calls && !allowCalls) {
     throw new DebuggerError(
       'invalid_argument',
-      `${field}: calling functions of the program is disabled on this server (start it with --inferior-calls on); read the values the call would use instead`,
+      `${field}: calling functions of the program is disabled on this server (start it with --inferior-calls on): ${call.reason}; read the values the call would use instead`,
       { fields: [field] },
       { reason: 'side-effect' },
     );

@@ -43,7 +43,7 @@ import type {
   ValueFormat,
 } from '../debuggerBackend.js';
 import { glibcRuntime } from '../runtime/glibcRuntime.js';
-import { writingOperator } from '../shares/expressionEffects.js';
+import { readOnlyRefusal } from '../shares/expressionEffects.js';
 import { tellPerson } from '../shares/personTerminal.js';
 import { processAlive } from '../shares/shareFiles.js';
 import { theirTerminal } from '../shares/theirTerminal.js';
@@ -307,11 +307,12 @@ export class LldbShareBackend implements DebuggerBackend {
     selector: FrameSelector & { format?: ValueFormat },
     signal?: AbortSignal,
   ): Promise<string> {
-    const op = writingOperator(expression);
-    if (op !== undefined) {
+    // Calls are left to the person's LLDB, which cannot make them (no JIT on a share).
+    const why = readOnlyRefusal(expression, 'lldb', { programCalls: true });
+    if (why !== undefined) {
       throw new DebuggerError(
         'invalid_argument',
-        `"${op}" would change ${this.share.owner}'s program, and this shared LLDB is joined for reading only`,
+        `${why}: it would change ${this.share.owner}'s program, and this shared LLDB is joined for reading only`,
         undefined,
         { reason: 'side-effect' },
       );

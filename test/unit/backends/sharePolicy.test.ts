@@ -84,7 +84,7 @@ describe('the GDB share policy', () => {
     }
     expect(gdbShareRefusal(mi('7-data-evaluate-expression "value = 3"'), read)).toMatch(/"=" would change/);
     expect(gdbShareRefusal(mi('9-data-evaluate-expression "$_shell(\\"id\\")"'), read)).toMatch(
-      /\$_shell\(…\) is not one of GDB's reading convenience functions/,
+      /\$_shell\(…\)` is not one of GDB's read-only convenience functions/,
     );
     expect(gdbShareRefusal(mi('10-interpreter-exec console "info frame\\nkill"'), read)).toMatch(/one line/);
   });
