@@ -18,6 +18,7 @@ import { runHttpLoadBench } from './httpLoadBench.mjs';
 import { runHugeDataBench } from './hugeDataBench.mjs';
 import { runLinearityBench } from './linearityBench.mjs';
 import { runLldbBench } from './lldbBench.mjs';
+import { runOriginBench } from './originBench.mjs';
 import { runOverheadBench } from './overheadBench.mjs';
 import { runParserBench } from './parserBench.mjs';
 import { runScaleBench } from './scaleBench.mjs';
@@ -40,6 +41,7 @@ const BENCHES = [
   ['issue 11 bounds', runSecurityBench],
   ['lldb', runLldbBench],
   ['five tasks, LLDB', runFiveTasksLldbBench],
+  ['origin', runOriginBench],
 ];
 
 const since = startTicks();

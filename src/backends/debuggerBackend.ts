@@ -91,6 +91,11 @@ export interface BackendCapabilities {
   watchpoints: readonly WatchAccess[];
   /** Whether watchpoints can work without the CPU's debug registers (slowly, by single-stepping). */
   softwareWatchpoints: boolean;
+  /**
+   * Whether a watchpoint can be set on memory not mapped yet (a heap block before its allocation):
+   * what the origin search's re-execution needs, as it watches from main. Absent: it cannot.
+   */
+  watchUnmapped?: boolean;
   hardwareBreakpoints: boolean;
   /** Events a catchpoint can stop at. */
   catchEvents: readonly CatchEvent[];

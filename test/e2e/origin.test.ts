@@ -243,3 +243,18 @@ describe('the origin of a bad value (gdb)', () => {
     expect(found.data.session.stop_id).toBe(start.data.session.stop_id);
   });
 });
+
+describe('the origin of a bad value (lldb)', () => {
+  it('is refused up front with the reason, and the failure stays where it is', async (ctx) => {
+    const h = await startServer();
+    const start = await h.call('dbg_start', { program: fixture('origin_cleared'), backend: 'lldb' });
+    if (start.isError && start.code === 'backend_unavailable') ctx.skip(`no lldb here: ${start.data.error.message}`);
+    expect(start.data.outcome).toMatchObject({ signal: 'SIGSEGV' });
+    const found = await h.call('dbg_run', { session_id: start.data.session_id, action: 'origin' });
+    expect(found).toMatchObject({ isError: true, code: 'backend_unavailable' });
+    expect(found.data.error.message).toMatch(/refuses a watchpoint on memory not mapped yet.*backend=gdb/);
+    expect(found.data.session.stop_id).toBe(start.data.session.stop_id);
+    const still = await h.call('dbg_inspect', { session_id: start.data.session_id, view: 'stack' });
+    expect(still.isError).toBe(false);
+  });
+});

@@ -78,6 +78,7 @@ export const GDB_CAPABILITIES: BackendCapabilities = {
   record: true,
   watchpoints: ['write', 'read', 'access'],
   softwareWatchpoints: true,
+  watchUnmapped: true,
   hardwareBreakpoints: true,
   catchEvents: ['throw', 'catch', 'rethrow', 'syscall', 'signal', 'fork', 'vfork', 'exec', 'load', 'unload'],
   logpoints: true,

@@ -78,6 +78,9 @@ export const LLDB_CAPABILITIES: BackendCapabilities = {
   // the machine probe finds them dead (lldbBreakpoints.ts).
   watchpoints: ['write', 'read', 'access'],
   softwareWatchpoints: false,
+  // lldb-dap refuses a watchpoint on memory not mapped yet ("memory region … has no read or
+  // write permissions", measured with lldb 22 at main on a heap address): no origin search.
+  watchUnmapped: false,
   hardwareBreakpoints: false,
   // lldb-dap's exception filters: C++ throw and catch (the Objective-C ones mean nothing on Linux).
   catchEvents: ['throw', 'catch'],

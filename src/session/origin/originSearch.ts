@@ -707,6 +707,12 @@ export async function findOrigin(
       `cannot find the origin: the ${session.debugger.kind} backend has no watchpoints`,
     );
   }
+  if (!session.capabilities.watchUnmapped) {
+    throw new DebuggerError(
+      'backend_unavailable',
+      `cannot find the origin with the ${session.debugger.kind} backend: the search re-executes the program and watches the value's address from main, before its memory is allocated, and this debugger refuses a watchpoint on memory not mapped yet. dbg_start backend=gdb can; nothing was changed here`,
+    );
+  }
   const stop = now.stop;
   const subject = await session.query(
     ['stopped'],
