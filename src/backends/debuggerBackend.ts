@@ -159,6 +159,8 @@ export interface LaunchSpec {
   cwd?: string;
   /** Variables added to the program's environment. */
   env?: Readonly<Record<string, string>>;
+  /** A file (already checked under the roots) the program reads as its stdin, to EOF. */
+  stdinFile?: string;
 }
 
 /** Which side of a fork the session follows. */

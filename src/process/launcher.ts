@@ -56,17 +56,28 @@ export function launchToken(arg: string): string {
  * How GDB is to run `program` with `args`. Plain arguments go as they are, with no shell; others
  * through the launcher, or are refused (invalid_argument, with the reason) when it is unavailable.
  */
-export function launchPlan(program: string, args: readonly string[], launcher: LauncherStatus): LaunchPlan {
-  if (!needsLauncher(args)) return { startupWithShell: false, argsText: args.join(' '), viaLauncher: false };
+export function launchPlan(
+  program: string,
+  args: readonly string[],
+  launcher: LauncherStatus,
+  stdinFile?: string,
+): LaunchPlan {
+  if (!needsLauncher(args) && stdinFile === undefined) {
+    return { startupWithShell: false, argsText: args.join(' '), viaLauncher: false };
+  }
   if (!launcher.available) {
     throw new DebuggerError(
       'invalid_argument',
-      `an argument is empty or holds white space, which GDB can only pass through a shell, and the launcher that replaces the shell is unavailable: ${launcher.reason}`,
-      { fields: ['args'] },
+      stdinFile !== undefined
+        ? `stdin_file: a file as stdin needs the launcher that replaces GDB's shell, and it is unavailable: ${launcher.reason}`
+        : `an argument is empty or holds white space, which GDB can only pass through a shell, and the launcher that replaces the shell is unavailable: ${launcher.reason}`,
+      { fields: [stdinFile !== undefined ? 'stdin_file' : 'args'] },
     );
   }
   const tokens = [program, ...args].map(launchToken);
-  return { startupWithShell: true, argsText: `${LAUNCH_MARKER} ${tokens.join(' ')}`, viaLauncher: true };
+  // The stdin file goes first, as 'i' and its bytes in hex: the launcher opens it as fd 0.
+  const input = stdinFile !== undefined ? [`i${Buffer.from(stdinFile, 'utf8').toString('hex')}`] : [];
+  return { startupWithShell: true, argsText: `${LAUNCH_MARKER} ${[...input, ...tokens].join(' ')}`, viaLauncher: true };
 }
 
 /** Compiler flags: static first, so an LD_PRELOAD of the program's env is not loaded into the launcher too. */

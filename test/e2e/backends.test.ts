@@ -3,7 +3,7 @@
 // reference; LLDB runs when lldb-dap is installed and is skipped with the reason otherwise.
 // Where LLDB cannot do what GDB does (its watchpoints are hardware only), the test asks the machine
 // probe what this machine can do and checks the answer that fits, saying which one it saw.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { probeMachineOnce } from '../../src/backends/gdb/gdbHardwareProbe.js';
@@ -226,6 +226,36 @@ describe.each(BACKENDS)('backend=$backend', ({ backend, missing }) => {
       expect(r.text).toMatch(/hint: NULL pointer dereference in main at stdin_echo\.c:12/);
       expect(r.text).toContain('line = "crash\\n');
       expect(r.data.views.crash.output_tail).toContain('got:one');
+    },
+  );
+
+  it.skipIf(missing !== undefined)(
+    'stdin from a file: read to its EOF, bytes as they are (a ^D is a byte, not the end); a crash from its input',
+    { timeout: TEST_MS },
+    async () => {
+      const h = await startServer();
+      const dir = mkdtempSync(join(fixturesDir, 'build', 'stdin-file-'));
+      const input = join(dir, 'input.txt');
+      writeFileSync(input, 'one\na\u0004b\nthree\n');
+      const r = await start(h, { program: fixture('stdin_echo'), stdin_file: input });
+      expect(r.data.outcome).toMatchObject({ kind: 'exited', exit_code: 0 });
+      expect(r.data.output.text).toBe('got:one\ngot:a\u0004b\ngot:three\neof after 3 lines\n');
+      const crashing = join(dir, 'crash.txt');
+      writeFileSync(crashing, 'one\ncrash\n');
+      const c = await start(h, { program: fixture('stdin_echo'), stdin_file: crashing });
+      expect(c.text).toMatch(/hint: NULL pointer dereference in main at stdin_echo\.c:12/);
+      // One input or the other; and the file must be under the roots.
+      const both = await h.call('dbg_start', {
+        backend,
+        program: fixture('stdin_echo'),
+        stdin_file: input,
+        stdin: 'x\n',
+      });
+      expect(both).toMatchObject({ isError: true, code: 'invalid_argument' });
+      expect(both.data.error.message).toMatch(/^stdin_file: give stdin .* or stdin_file .*, not both/);
+      const outside = await h.call('dbg_start', { backend, program: fixture('stdin_echo'), stdin_file: '/etc/passwd' });
+      expect(outside.data.error.message).toMatch(/^stdin_file: \/etc\/passwd is outside the workspace roots/);
+      rmSync(dir, { recursive: true, force: true });
     },
   );
 

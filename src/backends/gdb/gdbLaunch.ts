@@ -59,7 +59,7 @@ export async function loadProgram(
     });
     if (printers.state !== 'loaded') warnings.push(printers.detail);
   }
-  await setArguments(g, spec.program, spec.args, options.throughStub === true, signal);
+  await setArguments(g, spec.program, spec.args, options.throughStub === true, signal, spec.stdinFile);
   if (spec.cwd !== undefined) {
     assertSingleLine(spec.cwd, 'cwd');
     await gdbSet(g.mi, `cwd ${spec.cwd}`, { signal });
@@ -87,10 +87,18 @@ async function setArguments(
   args: readonly string[],
   throughStub: boolean,
   signal?: AbortSignal,
+  stdinFile?: string,
 ): Promise<void> {
   args.forEach((a, i) => {
     assertSingleLine(a, `args[${i}]`);
   });
+  if (throughStub && stdinFile !== undefined) {
+    throw new DebuggerError(
+      'invalid_argument',
+      'stdin_file: gdbserver starts the program on its own machine, with its own stdin; give gdbserver the file there (gdbserver … PROGRAM < FILE), or run the program here',
+      { fields: ['stdin_file'] },
+    );
+  }
   if (throughStub) {
     // gdbserver --multi gets the argv in its vRun packet and starts the program with no shell of
     // ours. Measured with gdbserver 13.1: it refuses an argument with white space ("can't handle
@@ -111,7 +119,7 @@ async function setArguments(
   }
   // Plain arguments: no shell. Others: hex tokens for the launcher, which GDB runs as its shell
   // and follows into the program (same pid; breakpoints go in only after that exec).
-  const plan = launchPlan(program, args, await ensureLauncher());
+  const plan = launchPlan(program, args, await ensureLauncher(), stdinFile);
   await gdbSet(g.mi, `startup-with-shell ${plan.startupWithShell ? 'on' : 'off'}`, { signal });
   await execArguments(g.mi, plan.argsText, { signal });
 }

@@ -108,7 +108,8 @@ function launchArguments(spec: LaunchSpec, terminal: ProgramTerminal): Record<st
     ...(spec.cwd !== undefined ? { cwd: spec.cwd } : {}),
     env,
     stopOnEntry: true,
-    stdio: [terminal.path, terminal.path, terminal.path],
+    // A stdin file is read to its EOF; output still goes to the program's terminal.
+    stdio: [spec.stdinFile ?? terminal.path, terminal.path, terminal.path],
     customFrameFormat: FRAME_FORMAT,
   };
 }

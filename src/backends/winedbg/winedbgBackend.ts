@@ -186,6 +186,13 @@ export class WinedbgBackend extends DelegatingBackend<GdbBackend> {
   }
 
   private async openLaunch(spec: LaunchSpec, signal?: AbortSignal): Promise<OpenReport> {
+    if (spec.stdinFile !== undefined) {
+      throw new DebuggerError(
+        'invalid_argument',
+        "stdin_file: winedbg starts the program on Wine's console, not from a file; give its input with stdin instead",
+        { fields: ['stdin_file'] },
+      );
+    }
     // Not a Windows program at all: said before Wine is asked to do anything.
     const header = readPeHeader(spec.program);
     const prefix = await this.options.services.prefix();

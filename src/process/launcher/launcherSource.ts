@@ -9,7 +9,9 @@ export const LAUNCHER_SOURCE = `/*
  * " ${LAUNCH_MARKER} " and one token per entry of the program's argv, argv[0] first: 'x' and
  * the entry's bytes in lower-case hex. It decodes them and execs argv[0] with execv: nothing
  * in the command is interpreted, no shell runs, and GDB follows the exec into the program.
+ * A first token 'i' and hex names a file to open as the program's stdin (as a shell's < FILE).
  */
+#include <fcntl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,10 +26,10 @@ static int nibble(char c) {
   return -1;
 }
 
-/* The bytes token [start, end) encodes, or NULL when it is not 'x' and hex of non-NUL bytes. */
-static char *decode(const char *start, const char *end) {
+/* The bytes token [start, end) encodes, or NULL when it is not \`kind\` and hex of non-NUL bytes. */
+static char *decode(const char *start, const char *end, char kind) {
   size_t digits = (size_t)(end - start);
-  if (digits < 1 || start[0] != 'x' || (digits - 1) % 2 != 0) return NULL;
+  if (digits < 1 || start[0] != kind || (digits - 1) % 2 != 0) return NULL;
   size_t n = (digits - 1) / 2;
   char *out = malloc(n + 1);
   if (out == NULL) return NULL;
@@ -52,6 +54,20 @@ int main(int argc, char **argv) {
   for (const char *p = strstr(argv[2], MARKER); p != NULL; p = strstr(p + 1, MARKER)) at = p;
   if (at == NULL) return fail("no argument vector in the command");
   const char *p = at + sizeof MARKER - 1;
+  if (p[0] == 'i') {
+    const char *end = strchr(p, ' ');
+    if (end == NULL) return fail("no argument vector after the stdin file");
+    char *path = decode(p, end, 'i');
+    if (path == NULL) return fail("malformed stdin token");
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      fprintf(stderr, "dbg-mcp-launcher: cannot open %s as stdin: %s\\n", path, strerror(errno));
+      return 127;
+    }
+    if (dup2(fd, 0) < 0) return fail("cannot make the file stdin");
+    close(fd);
+    p = end + 1;
+  }
   size_t count = 1;
   for (const char *q = p; *q != '\\0'; q++) count += *q == ' ';
   char **args = calloc(count + 1, sizeof *args);
@@ -59,7 +75,7 @@ int main(int argc, char **argv) {
   for (size_t n = 0;; n++) {
     const char *end = strchr(p, ' ');
     if (end == NULL) end = p + strlen(p);
-    args[n] = decode(p, end);
+    args[n] = decode(p, end, 'x');
     if (args[n] == NULL) return fail("malformed argument token");
     if (*end == '\\0') break;
     p = end + 1;

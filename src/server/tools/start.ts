@@ -40,6 +40,7 @@ const input = z.strictObject({
   env: programEnv.optional(),
   stdin: z.string().max(1_000_000).optional().describe('Typed into its terminal.'),
   stdin_eof: z.boolean().optional().describe('Then EOF (default true).'),
+  stdin_file: line(4096).optional().describe('Or stdin from this file, to EOF (as run < FILE).'),
   breakpoints: z.array(startBreakpoint).max(16).optional().describe('Set before the run.'),
   stop: z
     .enum(['none', 'main', 'entry', 'no-run'])

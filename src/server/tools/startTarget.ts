@@ -37,6 +37,7 @@ export interface StartArgs {
   env?: Record<string, string>;
   stdin?: string;
   stdin_eof?: boolean;
+  stdin_file?: string;
   record?: boolean;
   breakpoints?: readonly unknown[];
   core?: string;
@@ -100,6 +101,12 @@ export function checkTargetArgs(args: StartArgs): void {
   }
   if (args.stdin !== undefined || args.stdin_eof !== undefined) {
     throw invalid('stdin', 'only a program launched here has a terminal to type into; this target keeps its own');
+  }
+  if (args.stdin_file !== undefined) {
+    throw invalid(
+      'stdin_file',
+      'only a program launched here reads its stdin from a file of ours; this target keeps its own',
+    );
   }
   if (args.record) throw invalid('record', 'recording works on a program launched here (no core, attach or remote)');
   const replay = args.backend === 'rr' || args.trace !== undefined;
@@ -215,7 +222,14 @@ export async function startTarget(args: StartArgs, ctx: ToolContext): Promise<St
     await checkProgramEnv(args, program, cwd, roots);
     // A line the program's terminal would cut is refused now, not dropped without a word later.
     if (args.stdin !== undefined) assertStdinLinesFit(args.stdin);
-    const spec = { program, args: args.args ?? [], ...(cwd ? { cwd } : {}), ...(args.env ? { env: args.env } : {}) };
+    const stdinFile = args.stdin_file === undefined ? undefined : await resolveStdinFile(args, roots);
+    const spec = {
+      program,
+      args: args.args ?? [],
+      ...(cwd ? { cwd } : {}),
+      ...(args.env ? { env: args.env } : {}),
+      ...(stdinFile !== undefined ? { stdinFile } : {}),
+    };
     return {
       kind,
       target: {
@@ -312,4 +326,14 @@ export function foreignAttachTarget(args: StartArgs & { attach: number }, config
     target: { kind: 'attach', pid: args.attach },
     what: `attached to Windows pid ${args.attach} (0x${args.attach.toString(16)})`,
   };
+}
+
+/** stdin_file: a regular file under the roots, and not with stdin (one or the other is the input). */
+async function resolveStdinFile(args: StartArgs, roots: readonly string[]): Promise<string> {
+  if (args.stdin !== undefined || args.stdin_eof !== undefined) {
+    throw invalid('stdin_file', 'give stdin (typed into its terminal) or stdin_file (read from a file), not both');
+  }
+  const file = await resolveInRoots(args.stdin_file as string, roots, 'stdin_file');
+  if (!(await stat(file)).isFile()) throw invalid('stdin_file', `${file} is not a regular file`);
+  return file;
 }

@@ -1,7 +1,7 @@
 // The launcher without GDB: the plan for each kind of arguments, the build and its cache, and the
 // built launcher run as GDB runs its shell, with hostile command text before the marker.
 import { execFile } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +133,24 @@ describe('the built launcher', () => {
       execFile(launcher, ['-c', 'id'], (error, _o, stderr) => resolve({ code: Number(error?.code ?? 0), stderr }));
     });
     expect(result).toEqual({ code: 127, stderr: 'dbg-mcp-launcher: no argument vector in the command\n' });
+  });
+
+  it('opens a stdin file named by a first i-token as fd 0; a missing one is refused, running nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dbg-mcp-stdin-'));
+    const input = join(dir, 'in.txt');
+    writeFileSync(input, 'one\ntwo\n');
+    const plan = launchPlan(fixture('stdin_echo'), [], { available: true, path: launcher }, input);
+    expect(plan.argsText.split(' ')[1]).toBe(`i${Buffer.from(input).toString('hex')}`);
+    const ok = await runAsShell(`exec p ${plan.argsText}`);
+    expect(ok).toMatchObject({ code: 0, stdout: 'got:one\ngot:two\neof after 2 lines\n' });
+    const gone = launchPlan(fixture('stdin_echo'), [], { available: true, path: launcher }, join(dir, 'nope'));
+    const refused = await runAsShell(`exec p ${gone.argsText}`);
+    expect(refused.code).toBe(127);
+    expect(refused.stderr).toMatch(/^dbg-mcp-launcher: cannot open .*nope as stdin: No such file/);
+    expect(() => launchPlan('/w/prog', [], { available: false, reason: 'no compiler' }, input)).toThrow(
+      /^stdin_file: a file as stdin needs the launcher/,
+    );
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('reports a program that cannot be executed', async () => {
