@@ -214,6 +214,26 @@ describe('the origin of a bad value (gdb)', () => {
     }
   });
 
+  it('asked again at the write, goes one write further back, down to the first', async () => {
+    const h = await startServer();
+    const start = await failure(h, KINDS[0] as Kind);
+    const id = start.data.session_id;
+    const last = await h.call('dbg_run', { session_id: id, action: 'origin' });
+    expect(last.data.origin.write).toMatchObject({ line: lineOf('origin_cleared.c', '@origin'), after: '0x0' });
+    const earlier = await h.call('dbg_run', { session_id: id, action: 'origin' });
+    expect(earlier.isError, JSON.stringify(earlier.data)).toBe(false);
+    expect(earlier.data.origin).toMatchObject({
+      expression: 's->cache',
+      kind: 'write',
+      write: { function: 'main', line: lineOf('origin_cleared.c', '@first'), after: last.data.origin.write.before },
+      cost: { runs: 1 },
+    });
+    const none = await h.call('dbg_run', { session_id: id, action: 'origin' });
+    expect(none).toMatchObject({ isError: true, code: 'invalid_argument' });
+    expect(none.data.error.message).toMatch(/no earlier write: this is the first write to s->cache after main/);
+    expect(none.data.session.stop_id).toBe(earlier.data.origin.stop_id);
+  });
+
   it('says a program that does not re-execute the same way is not deterministic, and names no write', async () => {
     const h = await startServer();
     for (const how of ['run', 'start'] as const) {

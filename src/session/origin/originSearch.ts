@@ -682,6 +682,87 @@ function originFrame(f: Frame): OriginFrame {
   };
 }
 
+/** What an origin stop remembers, so that asking again goes one write further back. */
+interface OriginMemo {
+  stopId: number;
+  subject: OriginSubject;
+  failure: FailurePoint;
+  hit: number;
+  technique: string;
+  hits: number;
+}
+
+const memos = new WeakMap<Session, OriginMemo>();
+
+type ReexecuteOptions = { deadline: number; stdin?: OriginRequest['stdin']; signal?: AbortSignal };
+
+/** Re-executes to write number `hit` of the subject and answers with it (the program stops there). */
+async function toWrite(
+  session: Session,
+  subject: OriginSubject,
+  failure: FailurePoint,
+  w: {
+    hit: number;
+    expectNew?: string;
+    technique: string;
+    block?: BlockHistory;
+    opts: ReexecuteOptions;
+    cost: () => OriginFacts['cost'];
+  },
+): Promise<OriginResult> {
+  const base = { expression: subject.expression, address: hex(subject.address) };
+  const second = await reexecute(session, subject, failure, { ...w.opts, stopAt: w.hit });
+  await dropWatchpoint(session, second.watchpoint, w.opts.signal);
+  const at = second.outcome;
+  const hit = second.hits[0];
+  if (!second.reached || at.kind !== 'stopped' || !hit || (w.expectNew !== undefined && hit.new !== w.expectNew)) {
+    return {
+      outcome: at,
+      origin: {
+        ...base,
+        kind: 'not_reproduced',
+        why:
+          second.why ??
+          `the re-execution's write ${w.hit} did not write the same value (${hit?.new ?? 'none'} vs ${w.expectNew ?? '?'}): the program does not re-execute deterministically`,
+        technique: w.technique,
+        cost: w.cost(),
+        back: 'dbg_run action=restart runs it again',
+      },
+    };
+  }
+  const writer = await session.query(['stopped'], 'read the write', (b, s) => writingFrame(b, at.stop, s), {
+    stopId: at.stopId,
+    signal: w.opts.signal,
+  });
+  const before = shown(hit.old);
+  const after = shown(hit.new);
+  return {
+    outcome: at,
+    origin: {
+      ...base,
+      kind: 'write',
+      write: {
+        ...(writer.function ? { function: writer.function } : {}),
+        ...(writer.file ? { file: writer.file } : {}),
+        ...(writer.line !== undefined ? { line: writer.line } : {}),
+        ...(at.stop.threadId !== undefined ? { thread: at.stop.threadId } : {}),
+        ...(before !== undefined ? { before } : {}),
+        ...(after !== undefined ? { after } : {}),
+        ...(writer.calledFrom ? { calledFrom: originFrame(writer.calledFrom) } : {}),
+        stack: writer.frames
+          .slice(0, 6)
+          .map((f, i) =>
+            i === 0 && writer.line !== undefined ? { ...originFrame(f), line: writer.line } : originFrame(f),
+          ),
+      },
+      ...(w.block ? { block: w.block } : {}),
+      technique: w.block ? `${w.technique}, then the allocator's calls` : w.technique,
+      cost: w.cost(),
+      back: `dbg_run action=continue runs on to the failure again (the re-execution is deterministic; the watchpoint is gone)`,
+    },
+  };
+}
+
 /** Finds the last write before the current stop to the value it is about, and stops there. */
 export async function findOrigin(
   session: Session,
@@ -712,6 +793,33 @@ export async function findOrigin(
       'backend_unavailable',
       `cannot find the origin with the ${session.debugger.kind} backend: the search re-executes the program and watches the value's address from main, before its memory is allocated, and this debugger refuses a watchpoint on memory not mapped yet. dbg_start backend=gdb can; nothing was changed here`,
     );
+  }
+  const memo = memos.get(session);
+  if (memo && memo.stopId === now.stopId && request.expression === undefined) {
+    // At an origin stop, asked again: one write further back.
+    if (memo.hit <= 1) {
+      throw new DebuggerError(
+        'invalid_argument',
+        `no earlier write: this is the first write to ${memo.subject.expression} after main (the value before it is what main found there)`,
+      );
+    }
+    let runs = 1;
+    const startMode = session.startMode;
+    try {
+      const further = await toWrite(session, memo.subject, memo.failure, {
+        hit: memo.hit - 1,
+        technique: memo.technique,
+        opts: { deadline, ...(request.stdin ? { stdin: request.stdin } : {}), ...(signal ? { signal } : {}) },
+        cost: () => ({ ms: Date.now() - began, runs, hits: memo.hits }),
+      });
+      runs = 1;
+      if (further.origin.kind === 'write' && further.outcome.kind === 'stopped') {
+        memos.set(session, { ...memo, stopId: further.outcome.stopId, hit: memo.hit - 1 });
+      }
+      return further;
+    } finally {
+      session.startMode = startMode;
+    }
   }
   const stop = now.stop;
   const subject = await session.query(
@@ -798,56 +906,24 @@ export async function findOrigin(
       block = (await blockHistory(session, { address: subject.address }, failure, opts)).history;
     }
     runs++;
-    const second = await reexecute(session, subject, failure, { ...opts, stopAt: last.number });
-    await dropWatchpoint(session, second.watchpoint, signal);
-    const at = second.outcome;
-    const hit = second.hits[0];
-    if (!second.reached || at.kind !== 'stopped' || !hit || hit.new !== last.new) {
-      return {
-        outcome: at,
-        origin: {
-          ...base,
-          kind: 'not_reproduced',
-          why:
-            second.why ??
-            `the second re-execution's write ${last.number} did not write the same value (${hit?.new ?? 'none'} vs ${last.new ?? '?'}): the program does not re-execute deterministically`,
-          technique,
-          cost: cost(first.hits.length),
-          back: 'dbg_run action=restart runs it again',
-        },
-      };
-    }
-    const writer = await session.query(['stopped'], 'read the write', (b, s) => writingFrame(b, at.stop, s), {
-      stopId: at.stopId,
-      signal,
+    const reached = await toWrite(session, subject, failure, {
+      hit: last.number,
+      ...(last.new !== undefined ? { expectNew: last.new } : {}),
+      technique,
+      ...(block ? { block } : {}),
+      opts,
+      cost: () => cost(first.hits.length),
     });
-    const before = shown(hit.old);
-    const after = shown(hit.new);
-    return {
-      outcome: at,
-      origin: {
-        ...base,
-        kind: 'write',
-        write: {
-          ...(writer.function ? { function: writer.function } : {}),
-          ...(writer.file ? { file: writer.file } : {}),
-          ...(writer.line !== undefined ? { line: writer.line } : {}),
-          ...(at.stop.threadId !== undefined ? { thread: at.stop.threadId } : {}),
-          ...(before !== undefined ? { before } : {}),
-          ...(after !== undefined ? { after } : {}),
-          ...(writer.calledFrom ? { calledFrom: originFrame(writer.calledFrom) } : {}),
-          stack: writer.frames
-            .slice(0, 6)
-            .map((f, i) =>
-              i === 0 && writer.line !== undefined ? { ...originFrame(f), line: writer.line } : originFrame(f),
-            ),
-        },
-        ...(block ? { block } : {}),
-        technique: block ? `${technique}, then the allocator's calls` : technique,
-        cost: cost(first.hits.length),
-        back: `dbg_run action=continue runs on to the failure again (the re-execution is deterministic; the watchpoint is gone)`,
-      },
-    };
+    if (reached.origin.kind === 'write')
+      memos.set(session, {
+        stopId: reached.outcome.kind === 'stopped' ? reached.outcome.stopId : -1,
+        subject,
+        failure,
+        hit: last.number,
+        technique,
+        hits: first.hits.length,
+      });
+    return reached;
   } finally {
     session.startMode = startMode;
   }
