@@ -32,6 +32,7 @@ import {
   narrowValue,
   narrowWatchNumber,
 } from './gdbNarrow.js';
+import { requireReadOnly, requireReadOnlyLocation } from './gdbReadOnly.js';
 
 export async function listBreakpoints(g: GdbContext, signal?: AbortSignal): Promise<Breakpoint[]> {
   return narrowBreakpointTable((await breakList(g.mi, { signal })).results);
@@ -52,6 +53,12 @@ export async function insertBreakpoint(
   spec: BreakpointSpec,
   signal?: AbortSignal,
 ): Promise<SetBreakpoint> {
+  if ('condition' in spec) requireReadOnly(spec.condition, 'condition');
+  if (spec.kind === 'watchpoint') requireReadOnly(spec.expression, 'expression');
+  if (spec.kind === 'dprintf') {
+    for (const [i, a] of (spec.args ?? []).entries()) requireReadOnly(a, `format_args[${i}]`);
+  }
+  if (spec.kind === 'breakpoint' || spec.kind === 'dprintf') requireReadOnlyLocation(spec.location);
   try {
     const choice = await prepareHardware(g, spec, signal);
     const breakpoint = await insert(g, spec, signal);
@@ -265,6 +272,7 @@ export async function changeBreakpoints(g: GdbContext, change: BreakpointChange,
       await breakChange(g.mi, change.op, change.numbers, { signal });
       return;
     case 'condition':
+      requireReadOnly(change.condition, 'condition');
       await breakCondition(g.mi, { number: change.number, condition: change.condition }, { signal });
       return;
     case 'ignore':

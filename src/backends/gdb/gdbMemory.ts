@@ -13,6 +13,7 @@ import type { DisassembleRequest, Disassembly } from '../debuggerBackend.js';
 import type { GdbContext } from './gdbContext.js';
 import { isUnreadable } from './gdbErrors.js';
 import { narrowDisassembly, narrowMemory, narrowValue } from './gdbNarrow.js';
+import { requireReadOnly } from './gdbReadOnly.js';
 
 /** Readability of memory changes only at page boundaries (4 KiB, or a multiple of it). */
 const MEMORY_PAGE = 4096n;
@@ -25,6 +26,7 @@ export async function readMemory(
   count: number,
   signal?: AbortSignal,
 ): Promise<MemoryBlock[]> {
+  requireReadOnly(address, 'address');
   try {
     const blocks = narrowMemory((await dataReadMemoryBytes(g.mi, { address, count }, { signal })).results);
     if (blocks.length === 1 && blocks[0]?.hex.length === count * 2) return blocks;
@@ -88,6 +90,12 @@ export async function disassemble(
   request: DisassembleRequest,
   signal?: AbortSignal,
 ): Promise<Disassembly> {
+  const span0 = request.span;
+  if ('start' in span0) {
+    requireReadOnly(span0.start, 'start');
+    requireReadOnly(span0.end, 'end');
+  }
+  if ('function' in span0) requireReadOnly(span0.function, 'function');
   const at = g.frame(request);
   const form = { source: request.withSource ?? false, opcodes: request.withOpcodes ?? false };
   const span = request.span;

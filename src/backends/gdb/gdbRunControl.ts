@@ -17,6 +17,7 @@ import { machineProbe } from '../machineProbe.js';
 import type { GdbContext } from './gdbContext.js';
 import { explainStartFailure } from './gdbErrors.js';
 import { gdbLocation } from './gdbLocation.js';
+import { requireReadOnlyLocation } from './gdbReadOnly.js';
 
 export async function start(g: GdbContext, mode: StartMode, signal?: AbortSignal): Promise<void> {
   g.state.reversing = false;
@@ -37,6 +38,7 @@ export async function resume(
   options: ResumeOptions,
   signal?: AbortSignal,
 ): Promise<void> {
+  requireReadOnlyLocation(options.location);
   g.state.reversing = options.reverse === true;
   const exec = { thread: options.threadId, reverse: options.reverse };
   const send = { signal };
