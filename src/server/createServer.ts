@@ -179,6 +179,56 @@ function cutForLog(value: unknown, depth = 0, key = ''): unknown {
   return value;
 }
 
+/** Notes the call in its session's history (dbg_sessions history=true): a session's own calls only. */
+function noteInHistory(
+  sessions: SessionManager,
+  client: string,
+  tool: string,
+  sessionId: string | undefined,
+  rawArgs: unknown,
+  result: CallToolResult,
+  at: number,
+  durationMs: number,
+): void {
+  const structured = (result.structuredContent ?? {}) as Record<string, unknown>;
+  // A call refused by its schema is still a call on the session it named.
+  const named = (rawArgs as { session_id?: unknown } | undefined)?.session_id;
+  const id =
+    sessionId ??
+    (typeof named === 'string' ? named : undefined) ??
+    (typeof structured['session_id'] === 'string' ? structured['session_id'] : undefined);
+  // Reading the history is not itself history.
+  if (id === undefined || tool === 'dbg_sessions') return;
+  const session = structured['session'] as { stop_id?: number; summary?: string } | undefined;
+  const error = result.isError ? (structured['error'] as { code?: string } | undefined) : undefined;
+  sessions.noteCall(id, client, {
+    at,
+    tool,
+    arguments: cutForLog(rawArgs),
+    outcome: error ? `error:${error.code ?? '?'}` : 'ok',
+    durationMs,
+    ...(session?.stop_id !== undefined && session.stop_id > 0 ? { stopId: session.stop_id } : {}),
+    ...(typeof session?.summary === 'string' ? { stopSummary: session.summary } : {}),
+    observations: observationIdsOf(structured),
+  });
+}
+
+/** The observation ids an answer names (observation_id, observations{}, results[].observation_id). */
+function observationIdsOf(structured: Record<string, unknown>): string[] {
+  const ids: string[] = [];
+  if (typeof structured['observation_id'] === 'string') ids.push(structured['observation_id']);
+  const views = structured['observations'];
+  if (views && typeof views === 'object') ids.push(...Object.values(views).filter((v) => typeof v === 'string'));
+  const results = structured['results'];
+  if (Array.isArray(results)) {
+    for (const r of results) {
+      const oid = (r as { observation_id?: unknown } | null)?.observation_id;
+      if (typeof oid === 'string') ids.push(oid);
+    }
+  }
+  return [...new Set(ids)];
+}
+
 /** The session manager's settings from the server's. */
 export function sessionManagerOptions(config: ServerConfig, observer?: SessionObserver): SessionManagerOptions {
   return {
@@ -307,6 +357,7 @@ function register(
         ? (result.structuredContent as { error?: { code?: string } } | undefined)?.error
         : undefined;
       const durationMs = Date.now() - started;
+      noteInHistory(sessions, client, tool.name, sessionId, rawArgs, result, started, durationMs);
       const record = {
         callId,
         client,

@@ -1,6 +1,15 @@
 // Documented bounds of every answer. The tool docs quote these numbers; change them together.
 
 export const LIMITS = {
+  /** Observations kept per session (the oldest dropped first), and their bytes (JSON characters). */
+  observationsPerSession: 1000,
+  observationBytesPerSession: 8 * 1024 * 1024,
+  /** History entries (calls, stops, observations) kept per session, the oldest dropped first; per page at most. */
+  historyPerSession: 5000,
+  historyPage: 200,
+  /** Closed sessions whose observations are kept for dbg_inspect observation_id, and their bytes in all. */
+  closedSessionsKept: 32,
+  closedObservationBytes: 32 * 1024 * 1024,
   /** Frames in one stack page by default, and at most. */
   stackDepthDefault: 16,
   stackDepthMax: 200,

@@ -23,9 +23,11 @@ import type { OutputChunk, OutputRing } from '../process/outputRing.js';
 import { abortError } from '../util/deadline.js';
 import { DebuggerError, toDebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
+import { stackFromCrash } from './evidence/basicViews.js';
 import { exitReport } from './evidence/exitReport.js';
-import { gatherView, type ViewOutcome, type ViewRequest } from './evidence.js';
+import { type CrashViewData, gatherView, type ViewOutcome, type ViewRequest } from './evidence.js';
 import { Mailbox } from './mailbox.js';
+import { ObservationLog } from './observations.js';
 import { OperationRegistry } from './operationRegistry.js';
 import { type DisassembleOptions, type DisassemblyResult, disassembleAt } from './operations/disassembly.js';
 import { type Assignment, assignValue, type EvaluationResult, evaluateExpressions } from './operations/evaluation.js';
@@ -95,6 +97,8 @@ export class Session {
   lastUsedAt = Date.now();
   /** Runs whose end the caller may not have seen: a wait cut short, a call cancelled or dropped. */
   readonly operations: OperationRegistry;
+  /** What was gathered, kept as it was (observation ids), and served again at the same stop. */
+  readonly observations: ObservationLog;
 
   constructor(
     readonly id: string,
@@ -117,6 +121,7 @@ export class Session {
       refused: (action) => refusedRun(this.target, action),
       reversible: () => backend.capabilities.reverse === 'always',
     });
+    this.observations = new ObservationLog(id);
     this.operations = new OperationRegistry({ snapshot: () => this.snap, outcome: () => this.runControl.outcome() });
     this.unsubscribe = backend.subscribe((event) => this.apply(event));
   }
@@ -251,7 +256,12 @@ export class Session {
   ): Promise<T> {
     return this.post(async () => {
       this.requirePhase(phases, doing);
-      return task(this.backend, signal);
+      this.observations.invalidate();
+      try {
+        return await task(this.backend, signal);
+      } finally {
+        this.observations.invalidate();
+      }
     }, signal);
   }
 
@@ -333,18 +343,44 @@ export class Session {
 
   // ---- evidence at a stop -------------------------------------------------------------------
 
-  /** One view at the current stop. */
+  /** One view at the current stop: served from its observation when the same view was gathered at this stop. */
   inspect(request: ViewRequest, call: SessionCall): Promise<ViewOutcome> {
-    return this.read(call, (backend, signal) => gatherView(backend, this.snap, request, signal));
+    return this.read(call, (backend, signal) => this.observeView(backend, request, signal));
   }
 
   /** Several views in one mailbox turn, all from the same stop. */
   gather(requests: readonly ViewRequest[], call: SessionCall): Promise<{ name: string; outcome: ViewOutcome }[]> {
     return this.read(call, async (backend, signal) => {
       const out: { name: string; outcome: ViewOutcome }[] = [];
-      for (const r of requests) out.push({ name: r.view, outcome: await gatherView(backend, this.snap, r, signal) });
+      for (const r of requests) out.push({ name: r.view, outcome: await this.observeView(backend, r, signal) });
       return out;
     });
+  }
+
+  /** A view from this stop's observation of it, or gathered and kept as a new observation. */
+  private async observeView(
+    backend: DebuggerBackend,
+    request: ViewRequest,
+    signal: AbortSignal | undefined,
+  ): Promise<ViewOutcome> {
+    const kept = this.observations.served('view', this.snap, request);
+    if (kept) return { ...(kept.value as ViewOutcome), observationId: kept.id, served: true };
+    // The crash view of this stop read the whole stack already: the stack view is made of it.
+    const crash = request.view === 'stack' ? this.observations.servedOf('crash', this.snap) : undefined;
+    const derived = crash && stackFromCrash((crash.value as ViewOutcome).data as CrashViewData, request);
+    const outcome = derived
+      ? { data: derived, failures: [], served: true }
+      : await gatherView(backend, this.snap, request, signal);
+    if (!outcome.data) return outcome;
+    // A view with parts missing may come whole next time: kept, not served again.
+    const obs = this.observations.record(
+      outcome.data.view,
+      this.snap,
+      request,
+      outcome,
+      outcome.failures.length === 0 && this.snap.state.phase === 'stopped' ? 'view' : undefined,
+    );
+    return { ...outcome, observationId: obs.id };
   }
 
   evaluate(
@@ -353,7 +389,11 @@ export class Session {
     format: ValueFormat,
     call: SessionCall,
   ): Promise<EvaluationResult[]> {
-    return this.read(call, (backend, signal) => evaluateExpressions(backend, expressions, selector, format, signal));
+    return this.read(call, async (backend, signal) => {
+      const results = await evaluateExpressions(backend, expressions, selector, format, signal);
+      this.observations.record('evaluate', this.snap, { expressions, selector, format }, results);
+      return results;
+    });
   }
 
   /** Assigns first, then evaluates: bound to a frame of this stop just as a read is. */
@@ -365,26 +405,40 @@ export class Session {
     call: SessionCall,
   ): Promise<{ assigned: Assignment; results: EvaluationResult[] }> {
     return this.read(call, async (backend, signal) => {
+      this.observations.invalidate();
       const assigned = await assignValue(backend, assignment.target, assignment.value, selector, signal);
       const results = await evaluateExpressions(backend, expressions, selector, format, signal);
-      return { assigned, results };
+      const value = { assigned, results };
+      this.observations.record('evaluate', this.snap, { assignment, expressions, selector, format }, value);
+      return value;
     });
   }
 
   readMemory(address: string, length: number, call: SessionCall): Promise<MemoryRead> {
-    return this.read(call, (backend, signal) => readMemoryAt(backend, address, length, signal));
+    return this.read(call, async (backend, signal) => {
+      const memory = await readMemoryAt(backend, address, length, signal);
+      this.observations.record('memory', this.snap, { address, length }, memory);
+      return memory;
+    });
   }
 
   /** Writes bytes and reads them back; addresses are often frame expressions, so it is bound to the stop. */
   writeMemory(address: string, hex: string, call: SessionCall): Promise<MemoryRead> {
     return this.read(call, async (backend, signal) => {
+      this.observations.invalidate();
       await backend.writeMemory(address, hex, signal);
-      return readMemoryAt(backend, address, hex.length / 2, signal);
+      const memory = await readMemoryAt(backend, address, hex.length / 2, signal);
+      this.observations.record('memory', this.snap, { address, length: hex.length / 2, written: true }, memory);
+      return memory;
     });
   }
 
   disassemble(options: DisassembleOptions, call: SessionCall): Promise<DisassemblyResult> {
-    return this.read(call, (backend, signal) => disassembleAt(backend, options, signal));
+    return this.read(call, async (backend, signal) => {
+      const disassembly = await disassembleAt(backend, options, signal);
+      this.observations.record('disassemble', this.snap, options, disassembly);
+      return disassembly;
+    });
   }
 
   /** Several reads at one stop, nothing in between; an operation's own error does not end the batch. */
@@ -393,7 +447,7 @@ export class Session {
       const results: BatchResult[] = [];
       for (const op of operations) {
         try {
-          results.push(await runBatchOperation(op, backend, this.snap, signal));
+          results.push(await this.batchOperation(op, backend, signal));
         } catch (e) {
           const err = toDebuggerError(e);
           if (!OWN_ERRORS.has(err.code)) throw err;
@@ -402,6 +456,42 @@ export class Session {
       }
       return { stopId: this.snap.stopId, results };
     });
+  }
+
+  private async batchOperation(
+    op: BatchOperation,
+    backend: DebuggerBackend,
+    signal: AbortSignal | undefined,
+  ): Promise<BatchResult> {
+    const record = <T extends object>(kind: string, request: unknown, value: T): T => {
+      this.observations.record(kind, this.snap, request, value);
+      return value;
+    };
+    switch (op.op) {
+      case 'inspect': {
+        const view = await this.observeView(backend, op.request, signal);
+        if (!view.data) {
+          throw new DebuggerError(
+            'debugger_error',
+            `the ${op.request.view} view could not be gathered: ${view.failures.join('; ')}`,
+          );
+        }
+        return { op: 'inspect', view };
+      }
+      case 'evaluate': {
+        const request = { expressions: op.expressions, selector: op.selector, format: op.format };
+        const results = await evaluateExpressions(backend, op.expressions, op.selector, op.format, signal);
+        return { op: 'evaluate', results: record('evaluate', request, results) };
+      }
+      case 'memory': {
+        const memory = await readMemoryAt(backend, op.address, op.length, signal);
+        return { op: 'memory', memory: record('memory', { address: op.address, length: op.length }, memory) };
+      }
+      case 'disassemble': {
+        const disassembly = await disassembleAt(backend, op.options, signal);
+        return { op: 'disassemble', disassembly: record('disassemble', op.options, disassembly) };
+      }
+    }
   }
 
   // ---- breakpoints --------------------------------------------------------------------------
@@ -577,35 +667,6 @@ export class Session {
       }
     })();
     return this.closing;
-  }
-}
-
-async function runBatchOperation(
-  op: BatchOperation,
-  backend: DebuggerBackend,
-  snapshot: SessionSnapshot,
-  signal: AbortSignal | undefined,
-): Promise<BatchResult> {
-  switch (op.op) {
-    case 'inspect': {
-      const view = await gatherView(backend, snapshot, op.request, signal);
-      if (!view.data) {
-        throw new DebuggerError(
-          'debugger_error',
-          `the ${op.request.view} view could not be gathered: ${view.failures.join('; ')}`,
-        );
-      }
-      return { op: 'inspect', view };
-    }
-    case 'evaluate':
-      return {
-        op: 'evaluate',
-        results: await evaluateExpressions(backend, op.expressions, op.selector, op.format, signal),
-      };
-    case 'memory':
-      return { op: 'memory', memory: await readMemoryAt(backend, op.address, op.length, signal) };
-    case 'disassemble':
-      return { op: 'disassemble', disassembly: await disassembleAt(backend, op.options, signal) };
   }
 }
 

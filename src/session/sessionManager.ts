@@ -15,6 +15,8 @@ import {
 } from '../backends/registry.js';
 import { DebuggerError } from '../util/errors.js';
 import { log } from '../util/log.js';
+import { LIMITS } from './limits.js';
+import type { CallNote, ObservationLog } from './observations.js';
 import type { RunOutcome } from './runControl.js';
 import { Session } from './session.js';
 import type { SessionObserver } from './sessionObserver.js';
@@ -105,6 +107,8 @@ function sessionTarget(target: TargetSpec): SessionTarget {
 export class SessionManager {
   private readonly sessions = new Map<string, Session>();
   private readonly reaped: ReapedSession[] = [];
+  /** Closed sessions' observations, with who held them, oldest first (LIMITS.closedSessionsKept). */
+  private readonly closedLogs = new Map<string, { client: string | undefined; log: ObservationLog }>();
   private reaper: NodeJS.Timeout | undefined;
   private shuttingDown = false;
   /** Slots taken by opens still under way: counted before the first await, so a burst cannot pass the cap. */
@@ -308,11 +312,47 @@ export class SessionManager {
   async close(id: string, reason?: string): Promise<boolean> {
     const s = this.sessions.get(id);
     if (!s) return false;
+    this.keepObservations(id, this.owners.holder(id), s.observations);
     this.sessions.delete(id);
     this.owners.remove(id);
     this.startRequests.forgetSession(id);
     await s.close(reason);
     return true;
+  }
+
+  /**
+   * The observations of session `id`, open or closed (within LIMITS.closedSessionsKept); with
+   * `client`, only a session that client holds or held. Unknown: no_session, as get says it.
+   */
+  observations(id: string, client?: string): ObservationLog {
+    const open = this.sessions.get(id);
+    if (open && (client === undefined || this.owners.holds(id, client))) return open.observations;
+    const closed = this.closedLogs.get(id);
+    if (closed && (client === undefined || closed.client === client)) return closed.log;
+    return this.get(id, client).observations;
+  }
+
+  /** Notes a call in session `id`'s history when `client` holds (or held) it; nothing otherwise. */
+  noteCall(id: string, client: string, note: CallNote): void {
+    let log: ObservationLog;
+    try {
+      log = this.observations(id, client);
+    } catch {
+      return;
+    }
+    log.noteCall(note);
+  }
+
+  private keepObservations(id: string, client: string | undefined, log: ObservationLog): void {
+    this.closedLogs.delete(id);
+    this.closedLogs.set(id, { client, log });
+    let bytes = 0;
+    for (const kept of this.closedLogs.values()) bytes += kept.log.bytes;
+    for (const [oldest, kept] of this.closedLogs) {
+      if (this.closedLogs.size <= LIMITS.closedSessionsKept && bytes <= LIMITS.closedObservationBytes) break;
+      this.closedLogs.delete(oldest);
+      bytes -= kept.log.bytes;
+    }
   }
 
   async closeAll(reason = 'the server is shutting down'): Promise<void> {

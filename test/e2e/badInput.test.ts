@@ -33,7 +33,7 @@ function example(schema: z.ZodType, path: string, sessionId: string): unknown {
   switch (d.type) {
     case 'string':
       if (path.endsWith('session_id')) return sessionId;
-      for (const candidate of ['main', '1', 'A', '00', 'ok', 'a1b2c3'])
+      for (const candidate of ['main', '1', 'A', '00', 'ok', 'a1b2c3', 'o1'])
         if (s.safeParse(candidate).success) return candidate;
       throw new Error(`${path}: no sample string fits its schema; add one here`);
     case 'enum':
@@ -54,6 +54,8 @@ function example(schema: z.ZodType, path: string, sessionId: string): unknown {
       return Object.fromEntries(
         Object.entries(d.shape ?? {}).map(([k, v]) => [k, example(v, path === '' ? k : `${path}.${k}`, sessionId)]),
       );
+    case 'union':
+      return example((d as { options?: z.ZodType[] }).options?.[0] as z.ZodType, path, sessionId);
     default:
       throw new Error(`${path}: no example for a ${d.type} schema`);
   }

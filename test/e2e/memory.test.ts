@@ -42,7 +42,8 @@ describe('dbg_memory', () => {
     const r = await memory({ address: '(char *)&rec' });
     expect(r.data.length).toBe(64);
     expect(r.data.hex.slice(0, 8)).toBe('07000000');
-    expect(r.text.split('\n')).toHaveLength(2 + 4);
+    // The state line, the heading, 4 rows of 16 bytes, the observation it is kept as.
+    expect(r.text.split('\n')).toHaveLength(2 + 4 + 1);
     expect(r.text).toContain('seven');
   });
 

@@ -1,7 +1,8 @@
 import * as z from 'zod/v4';
 import { VIEW_NAMES } from '../../session/evidence.js';
-import type { BatchOperation, BatchResult } from '../../session/session.js';
+import type { BatchOperation, BatchResult, Session } from '../../session/session.js';
 import { DebuggerError } from '../../util/errors.js';
+import { observationLine } from '../answers/observations.js';
 import { defineSessionTool } from '../defineTool.js';
 import { printable, renderView } from '../render.js';
 import { describeIssues, frameLevel, sessionId, stackDepth, stopId, threadId } from '../schemas.js';
@@ -125,6 +126,21 @@ function resultAnswer(r: BatchResult, withSource: boolean): { data: Wire; lines:
   }
 }
 
+/** The observation a batch result was kept as. */
+function observationOf(session: Session, r: BatchResult): string | undefined {
+  if ('error' in r) return undefined;
+  switch (r.op) {
+    case 'inspect':
+      return r.view.observationId;
+    case 'evaluate':
+      return session.observations.of(r.results)?.id;
+    case 'memory':
+      return session.observations.of(r.memory)?.id;
+    case 'disassemble':
+      return session.observations.of(r.disassembly)?.id;
+  }
+}
+
 export const batchTool = defineSessionTool({
   name: 'dbg_batch',
   title: 'Batch of reads',
@@ -158,6 +174,12 @@ export const batchTool = defineSessionTool({
     results.forEach((r, i) => {
       const op = operations[i];
       const one = resultAnswer(r, op?.op === 'disassemble' ? (op.with_source ?? false) : false);
+      const obs = observationOf(ctx.session, r);
+      if (obs) {
+        if (r.op !== 'inspect') ctx.session.observations.attach(obs, { data: one.data, text: one.lines.join('\n') });
+        one.data['observation_id'] = obs;
+        one.lines.push(observationLine([obs]));
+      }
       data.push(one.data);
       if ('error' in r) lines.push(`#${i + 1} ${r.op}: ${one.lines[0]}`);
       else lines.push(`#${i + 1} ${r.op}:`, ...one.lines.map((l) => `  ${l}`));

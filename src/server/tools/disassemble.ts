@@ -1,6 +1,7 @@
 import * as z from 'zod/v4';
 import { LIMITS } from '../../session/limits.js';
 import type { DisassemblyResult } from '../../session/operations/disassembly.js';
+import { observationIdOut, withObservation } from '../answers/observations.js';
 import { instructionShape } from '../answers/shapes.js';
 import { defineSessionTool } from '../defineTool.js';
 import { printable } from '../render.js';
@@ -35,7 +36,11 @@ export const disassemblyShape = z.object({
     .describe('with_source: the lines the instructions belong to; absent otherwise.'),
 });
 
-const output = z.object({ ...disassemblyShape.shape, session: z.looseObject({}) });
+const output = z.object({
+  ...disassemblyShape.shape,
+  observation_id: observationIdOut.optional(),
+  session: z.looseObject({}),
+});
 
 /** A disassembly as data and lines (pc marked =>): the core of dbg_disassemble and of dbg_batch's op. */
 export function disassemblyAnswer(
@@ -96,6 +101,9 @@ export const disassembleTool = defineSessionTool({
       ctx.call({ stopId: args.stop_id }),
     );
     const { data, lines } = disassemblyAnswer(result, args.with_source ?? false);
-    return { data, text: lines.join('\n'), session: ctx.session };
+    return {
+      ...withObservation(ctx.session.observations, result, { data, text: lines.join('\n') }),
+      session: ctx.session,
+    };
   },
 });

@@ -3,6 +3,7 @@ import type { FrameSelector } from '../../backends/debuggerBackend.js';
 import { LIMITS } from '../../session/limits.js';
 import type { EvaluationResult } from '../../session/operations/evaluation.js';
 import { DebuggerError } from '../../util/errors.js';
+import { observationIdOut, withObservation } from '../answers/observations.js';
 import { defineSessionTool } from '../defineTool.js';
 import { printable } from '../render.js';
 import { frameLevel, line, sessionId, stopId, threadId } from '../schemas.js';
@@ -47,6 +48,7 @@ const output = z.object({
     .optional()
     .describe('Present when assign was given.'),
   results: z.array(evaluationShape),
+  observation_id: observationIdOut.optional(),
   session: z.looseObject({}),
 });
 
@@ -116,13 +118,15 @@ export const evaluateTool = defineSessionTool({
           throw evaluationTimeout(e, ctx.config.commandTimeoutMs);
         });
       return {
-        data: { results: results.map(compact) },
-        text: results.map(renderEvaluation).join('\n'),
+        ...withObservation(ctx.session.observations, results, {
+          data: { results: results.map(compact) },
+          text: results.map(renderEvaluation).join('\n'),
+        }),
         session: ctx.session,
         warnings,
       };
     }
-    const { assigned, results } = await ctx.session
+    const both = await ctx.session
       .assign(
         args.assign,
         expressions,
@@ -133,13 +137,16 @@ export const evaluateTool = defineSessionTool({
       .catch((e: unknown) => {
         throw evaluationTimeout(e, ctx.config.commandTimeoutMs);
       });
+    const { assigned, results } = both;
     const lines = [
       `assigned ${printable(assigned.target)} = ${printable(assigned.new)}${assigned.old === undefined ? '' : ` (was ${printable(assigned.old)})`}`,
       ...results.map(renderEvaluation),
     ];
     return {
-      data: { assigned, results: results.map(compact) },
-      text: lines.join('\n'),
+      ...withObservation(ctx.session.observations, both, {
+        data: { assigned, results: results.map(compact) },
+        text: lines.join('\n'),
+      }),
       session: ctx.session,
       warnings,
     };

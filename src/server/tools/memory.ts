@@ -2,6 +2,7 @@ import * as z from 'zod/v4';
 import { LIMITS } from '../../session/limits.js';
 import type { MemoryRead } from '../../session/operations/memoryRead.js';
 import { DebuggerError } from '../../util/errors.js';
+import { observationIdOut, withObservation } from '../answers/observations.js';
 import { defineSessionTool } from '../defineTool.js';
 import { resolveNewFile } from '../paths.js';
 import { line, sessionId, stopId } from '../schemas.js';
@@ -35,7 +36,11 @@ export const memoryShape = z.object({
   written: z.number().optional().describe('write: the bytes written.'),
 });
 
-const output = z.object({ ...memoryShape.shape, session: z.looseObject({}) });
+const output = z.object({
+  ...memoryShape.shape,
+  observation_id: observationIdOut.optional(),
+  session: z.looseObject({}),
+});
 
 /** Untrusted bytes as ASCII: printable characters, '.' for everything else. */
 function ascii(bytes: Buffer): string {
@@ -127,7 +132,7 @@ export const memoryTool = defineSessionTool({
         ctx.call({ doing: 'read memory', stopId: args.stop_id }),
       );
       const { data, lines } = memoryAnswer(m);
-      return { data, text: lines.join('\n'), session };
+      return { ...withObservation(session.observations, m, { data, text: lines.join('\n') }), session };
     }
     const hex = (args.bytes ?? '').replace(/ /g, '');
     if (hex.length === 0 || hex.length % 2 !== 0 || hex.length > 2 * LIMITS.memoryReadMax) {

@@ -4,6 +4,7 @@
 import * as z from 'zod/v4';
 import { automaticViews, type ViewRequest } from '../../session/evidence.js';
 import type { RunOutcome, Session } from '../../session/session.js';
+import { observationLine, observationsOut } from '../answers/observations.js';
 import { outcomeShape, outputChunkShape, runtimeReportShape, viewsShape } from '../answers/shapes.js';
 import type { ToolContext } from '../defineTool.js';
 import { printable, quotedLines, renderExit, renderOutcome, renderView } from '../render.js';
@@ -16,6 +17,7 @@ export type InspectChoice = (typeof INSPECT_CHOICES)[number];
 export const runOutputFields = {
   outcome: outcomeShape,
   views: viewsShape.optional(),
+  observations: observationsOut.optional(),
   failures: z.array(z.string()).optional().describe('Parts of the evidence that could not be gathered, and why.'),
   output: outputChunkShape.optional().describe('What the program printed during the run; absent when nothing.'),
   output_cursor: z.number().optional().describe('Where the program output ends, when none is quoted here.'),
@@ -142,6 +144,8 @@ export async function runAnswer(
   const data: RunAnswerData = { outcome: outcomeWire(outcome) };
   if (Object.keys(views).length > 0) data.views = views;
   if (failures) data.failures = failures;
+  const observed = gathered.flatMap((g) => (g.outcome.observationId ? [[g.name, g.outcome.observationId]] : []));
+  if (observed.length > 0) data.observations = Object.fromEntries(observed);
   // An exit says only a code: a sanitizer's report before it says what happened (or, for
   // LeakSanitizer under ptrace, what to do instead). Said right after the exit line.
   const report = outcome.kind === 'exited' ? session.reportSince(options.outputCursor) : undefined;
@@ -169,6 +173,14 @@ export async function runAnswer(
       );
     }
     if (lines.length === 0) lines.push(renderExit(outcome.exit));
+  }
+  if (observed.length > 0) {
+    lines.push(
+      observationLine(
+        observed.map(([, id]) => id as string),
+        gathered.every((g) => g.outcome.served),
+      ),
+    );
   }
   return { data, text: lines.join('\n'), session };
 }

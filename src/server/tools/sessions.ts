@@ -5,10 +5,13 @@ import * as z from 'zod/v4';
 import type { ShareListing } from '../../backends/debuggerBackend.js';
 import { findShares } from '../../backends/registry.js';
 import { summarizeStop } from '../../session/evidence.js';
+import { LIMITS } from '../../session/limits.js';
 import type { Session } from '../../session/session.js';
 import type { ReapedSession, SessionManager } from '../../session/sessionManager.js';
+import { DebuggerError } from '../../util/errors.js';
 import { defineTool } from '../defineTool.js';
 import { printable, renderExit } from '../render.js';
+import { sessionId } from '../schemas.js';
 import { compact, type Wire } from '../wire.js';
 import { mayJoin, shareWords } from './startTarget.js';
 
@@ -106,7 +109,16 @@ export function listSessions(
 }
 
 const output = z.object({
-  sessions: z.array(z.looseObject({})),
+  sessions: z.array(z.looseObject({})).optional().describe('Absent with history.'),
+  history: z
+    .object({
+      session_id: z.string(),
+      entries: z.array(z.looseObject({})).describe('call, stop, observation entries, each with seq and at.'),
+      next: z.number().int().optional().describe('from for the next page; absent on the last.'),
+      total: z.number().int().describe('Entries ever noted (the oldest past the limit are dropped).'),
+      dropped: z.number().int().optional(),
+    })
+    .optional(),
   offered: z.array(z.looseObject({})).optional(),
   reaped: z.array(z.looseObject({})).optional(),
   shares: z.array(z.looseObject({})).optional().describe("People's debuggers to join (dbg_start join)."),
@@ -136,11 +148,29 @@ export const sessionsTool = defineTool({
   name: 'dbg_sessions',
   title: 'Sessions',
   description:
-    'Your open sessions (id, program, state, stop_id, last stop, pids, idle_s), those offered to you, those closed for idleness, and debuggers people share on this machine (dbg_start join=ID).',
-  input: z.strictObject({}),
+    'Your open sessions (id, program, state, stop_id, last stop, pids, idle_s), those offered to you, those closed for idleness, and debuggers people share on this machine (dbg_start join=ID). session_id+history: its calls, stops, observations.',
+  input: z.strictObject({
+    session_id: sessionId.optional().describe('For history.'),
+    history: z.boolean().optional().describe('In order, paged.'),
+    from: z.number().int().min(1).optional().describe('History: first seq.'),
+    limit: z.number().int().min(1).max(LIMITS.historyPage).optional().describe('History entries per page.'),
+  }),
   output,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
-  async run(_args, ctx) {
+  async run(args, ctx) {
+    if (args.history || args.from !== undefined || args.limit !== undefined) {
+      if (args.session_id === undefined) {
+        throw new DebuggerError('invalid_argument', 'history needs session_id: the session whose history to list', {
+          fields: ['session_id'],
+        });
+      }
+      return historyAnswer(ctx.sessions, ctx.client, args.session_id, args.from ?? 1, args.limit ?? 50);
+    }
+    if (args.session_id !== undefined) {
+      throw new DebuggerError('invalid_argument', 'session_id goes with history=true (the list shows every session)', {
+        fields: ['session_id'],
+      });
+    }
     const now = Date.now();
     const list = ctx.sessions.list(ctx.client);
     const lines = list.map((s) => {
@@ -181,3 +211,53 @@ export const sessionsTool = defineTool({
     return { data: { ...listSessions(ctx.sessions, ctx.client), ...shared }, text: lines.join('\n') };
   },
 });
+
+/** A session's history page: each call (tool, arguments redacted, outcome, ids), stop and observation. */
+function historyAnswer(sessions: SessionManager, client: string, id: string, from: number, limit: number) {
+  const log = sessions.observations(id, client);
+  const page = log.history(from, limit);
+  const lines = [`history of session ${id}: ${page.entries.length} of ${page.total} entries from ${from}`];
+  const entries = page.entries.map((e) => {
+    const at = new Date(e.at).toISOString();
+    switch (e.kind) {
+      case 'call':
+        lines.push(
+          printable(
+            `${e.seq} ${at} ${e.tool} ${JSON.stringify(e.arguments)} → ${e.outcome}${e.stopId ? ` · stop ${e.stopId}` : ''}${e.observations.length ? ` · ${e.observations.join(', ')}` : ''}`,
+          ),
+        );
+        return compact({
+          seq: e.seq,
+          kind: e.kind,
+          at,
+          tool: e.tool,
+          arguments: e.arguments as Wire,
+          outcome: e.outcome,
+          duration_ms: e.durationMs,
+          stop_id: e.stopId,
+          observations: e.observations.length > 0 ? e.observations : undefined,
+        });
+      case 'stop':
+        lines.push(printable(`${e.seq} ${at} stop ${e.stopId}${e.summary ? `: ${e.summary}` : ''}`));
+        return compact({ seq: e.seq, kind: e.kind, at, stop_id: e.stopId, summary: e.summary });
+      default:
+        lines.push(`${e.seq} ${at} observation ${e.id}: ${e.of} at stop ${e.stopId}`);
+        return { seq: e.seq, kind: e.kind, at, id: e.id, of: e.of, stop_id: e.stopId };
+    }
+  });
+  if (page.next !== undefined) lines.push(`more: from=${page.next}`);
+  if (log.historyDropped > 0)
+    lines.push(`${log.historyDropped} older entries dropped (${LIMITS.historyPerSession} kept)`);
+  return {
+    data: {
+      history: {
+        session_id: id,
+        entries,
+        ...(page.next !== undefined ? { next: page.next } : {}),
+        total: page.total,
+        ...(log.historyDropped > 0 ? { dropped: log.historyDropped } : {}),
+      },
+    },
+    text: lines.join('\n'),
+  };
+}

@@ -6,6 +6,7 @@ import { boundFrameArgs, boundVariables, sourceAround, userFrameTest } from './s
 import { summarizeStop } from './stopSummary.js';
 import { attempt, type ViewContext } from './viewContext.js';
 import type {
+  CrashViewData,
   FrameViewData,
   LibrariesViewData,
   RegistersViewData,
@@ -149,4 +150,30 @@ export async function librariesView(ctx: ViewContext): Promise<LibrariesViewData
   const libs = await attempt(ctx, 'libraries', () => ctx.backend.libraries(ctx.signal));
   if (!libs) return undefined;
   return { view: 'libraries', libraries: libs.slice(0, LIMITS.librariesMax), total: libs.length };
+}
+
+/**
+ * The stack view from a crash view of the same stop, when that one read the whole stack with
+ * every frame's arguments (nothing folded, no deeper frames): the frames are the ones a stack
+ * read would give. Undefined when it cannot tell.
+ */
+export function stackFromCrash(crash: CrashViewData, req: ViewRequest): StackViewData | undefined {
+  if (crash.depth !== undefined || crash.depthAtLeast) return undefined;
+  if (req.threadId !== undefined && req.threadId !== crash.threadId) return undefined;
+  const frames: Frame[] = [];
+  for (const e of crash.stack) {
+    if ('folded' in e || 'repeated' in e || e.args === undefined) return undefined;
+    frames.push(e);
+  }
+  // The crash view reads LIMITS.crashStackDepth frames: fewer means it had them all.
+  if (frames.length >= LIMITS.crashStackDepth) return undefined;
+  const from = req.from ?? 0;
+  const count = Math.min(req.stackDepth ?? LIMITS.stackDepthDefault, LIMITS.stackDepthMax);
+  return {
+    view: 'stack',
+    ...(req.threadId !== undefined ? { threadId: req.threadId } : {}),
+    from,
+    frames: boundFrameArgs(frames.slice(from, from + count)),
+    more: frames.length > from + count,
+  };
 }

@@ -190,4 +190,8 @@ export interface ViewOutcome {
   data?: ViewData;
   /** Parts that could not be gathered, in plain words. */
   failures: string[];
+  /** The observation it is kept as (session/observations.ts). */
+  observationId?: string;
+  /** Served from that observation, gathered earlier at this stop: no debugger command. */
+  served?: boolean;
 }
