@@ -34,7 +34,7 @@ class PooledDebuggerDied extends Error {
 export interface SessionManagerOptions {
   /** Most sessions open at once. */
   maxSessions?: number;
-  /** Most sessions one client may hold at once (undefined: only maxSessions). */
+  /** Most sessions one client may hold at once (undefined: half of maxSessions, at least one, for a network client; all for stdio). */
   clientSessions?: number | undefined;
   /** Close a session nobody used for this long (ms); 0 = never. */
   idleTimeoutMs?: number;
@@ -196,7 +196,11 @@ export class SessionManager {
   }
 
   private checkClientQuota(client: string): void {
-    const limit = this.options.clientSessions;
+    // A network client's fair share by default: half of --max-sessions (at least one), so one
+    // client cannot take every slot. The one client of stdio has all of them.
+    const limit =
+      this.options.clientSessions ??
+      (client === STDIO_CLIENT ? undefined : Math.max(1, Math.floor(this.options.maxSessions / 2)));
     if (limit === undefined) return;
     const held = this.owners.count(client);
     if (held >= limit) {

@@ -49,6 +49,20 @@ describe('SessionManager with clients', () => {
     expect(m.holderOf(bobs.session.id)).toBe('bob');
   });
 
+  it('without --client-sessions a network client holds at most half of --max-sessions (issue 22)', async () => {
+    const m = manager({ idleTimeoutMs: 0, maxSessions: 4 });
+    const alices = await Promise.allSettled(
+      Array.from({ length: 3 }, () => m.open('gdb', hello, { timeoutMs: WAIT_MS, client: 'alice' })),
+    );
+    expect(alices.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    const refused = alices.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason.details.refusal).toBe('client_session_limit');
+    expect(refused.reason.message).toMatch(/--client-sessions/);
+    // Bob still has his share.
+    await m.open('gdb', hello, { timeoutMs: WAIT_MS, client: 'bob' });
+    expect(m.list('bob')).toHaveLength(1);
+  });
+
   it('tells the observer of an idle close by its client, and of a death nobody asked for', async () => {
     const observer = heard();
     const m = manager({ idleTimeoutMs: 60_000, observer });
