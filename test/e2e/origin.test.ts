@@ -234,6 +234,25 @@ describe('the origin of a bad value (gdb)', () => {
     expect(none.data.session.stop_id).toBe(earlier.data.origin.stop_id);
   });
 
+  it('refuses a run given stdin up front (its re-execution cannot replay it yet), leaving the stop', async () => {
+    const h = await startServer();
+    const kind: Kind = {
+      name: 'stdin',
+      program: 'origin_stdin',
+      start: { stdin: '12\n' },
+      crash: { signal: 'SIGABRT' },
+      origin: {},
+    };
+    const start = await failure(h, kind);
+    const found = await h.call('dbg_run', { session_id: start.data.session_id, action: 'origin' });
+    expect(found).toMatchObject({ isError: true, code: 'backend_unavailable' });
+    expect(found.data.error.message).toMatch(/run that was given stdin/);
+    expect(found.data.session.stop_id).toBe(start.data.session.stop_id);
+    const withStart = await failure(h, kind, { origin: true });
+    expect(withStart.data.origin).toBeUndefined();
+    expect(withStart.text).toMatch(/origin: not found: cannot find the origin of a run that was given stdin/);
+  });
+
   it('says a program that does not re-execute the same way is not deterministic, and names no write', async () => {
     const h = await startServer();
     for (const how of ['run', 'start'] as const) {

@@ -408,16 +408,12 @@ async function reexecute(
 ): Promise<Reexecution> {
   const { deadline, signal } = options;
   const left = (): number => Math.max(1, deadline - Date.now());
-  const restart = session.run(
+  let outcome = await session.run(
     { action: 'restart', startMode: 'main', timeoutMs: left(), onTimeout: 'interrupt' },
     signal,
   );
-  if (options.stdin) {
-    // Typed once the run has begun, as dbg_start does: the terminal keeps it until the program reads.
-    if (options.stdin.text.length > 0) await session.writeStdin(options.stdin.text, deadline, signal);
-    if (options.stdin.eof) await session.sendEof(deadline, signal);
-  }
-  let outcome = await restart;
+  // Typed at main, before the program reads: its new terminal keeps it until then.
+  if (options.stdin && outcome.kind === 'stopped') await typeInput(session, options.stdin, deadline, signal);
   if (outcome.kind !== 'stopped') {
     const why =
       outcome.kind === 'exited'
@@ -530,15 +526,12 @@ async function blockHistory(
 ): Promise<{ history: BlockHistory; outcome: RunOutcome }> {
   const { deadline, signal } = options;
   const left = (): number => Math.max(1, deadline - Date.now());
-  const restart = session.run(
+  let outcome = await session.run(
     { action: 'restart', startMode: 'main', timeoutMs: left(), onTimeout: 'interrupt' },
     signal,
   );
-  if (options.stdin) {
-    if (options.stdin.text.length > 0) await session.writeStdin(options.stdin.text, deadline, signal);
-    if (options.stdin.eof) await session.sendEof(deadline, signal);
-  }
-  let outcome = await restart;
+  // Typed at main, before the program reads: its new terminal keeps it until then.
+  if (options.stdin && outcome.kind === 'stopped') await typeInput(session, options.stdin, deadline, signal);
   const history: BlockHistory = { freed: [] };
   if (outcome.kind !== 'stopped')
     return { history: { ...history, unknown: 'the re-execution did not reach main' }, outcome };
@@ -625,6 +618,16 @@ async function blockHistory(
       "the allocator's arguments and results are not known to the debugger here: the C library has no debug info (install its debug symbols, e.g. libc6-dbg)";
   }
   return { history, outcome };
+}
+
+async function typeInput(
+  session: Session,
+  stdin: { text: string; eof: boolean },
+  deadline: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  if (stdin.text.length > 0) await session.writeStdin(stdin.text, deadline, signal);
+  if (stdin.eof) await session.sendEof(deadline, signal);
 }
 
 async function dropWatchpoint(session: Session, number: string, signal?: AbortSignal): Promise<void> {
@@ -786,6 +789,14 @@ export async function findOrigin(
     throw new DebuggerError(
       'backend_unavailable',
       `cannot find the origin: the ${session.debugger.kind} backend has no watchpoints`,
+    );
+  }
+  if (request.stdin) {
+    // Measured: input typed into the re-execution's terminal at main does not reach the program
+    // (scanf sees end of file), so the re-execution would diverge and be misread as non-determinism.
+    throw new DebuggerError(
+      'backend_unavailable',
+      'cannot find the origin of a run that was given stdin: its re-execution does not get the same input yet. Give the input as a file argument instead (dbg_start args), or find the write with a watchpoint by hand; nothing was changed here',
     );
   }
   if (!session.capabilities.watchUnmapped) {
