@@ -363,10 +363,13 @@ export class Session {
     request: ViewRequest,
     signal: AbortSignal | undefined,
   ): Promise<ViewOutcome> {
-    const kept = this.observations.served('view', this.snap, request);
+    // A joined debugger's person can change values or the selected thread at the same stop
+    // without the session seeing an event: nothing is served there, every view is gathered.
+    const servable = this.capabilities.access === undefined;
+    const kept = servable ? this.observations.served('view', this.snap, request) : undefined;
     if (kept) return { ...(kept.value as ViewOutcome), observationId: kept.id, served: true };
     // The crash view of this stop read the whole stack already: the stack view is made of it.
-    const crash = request.view === 'stack' ? this.observations.servedOf('crash', this.snap) : undefined;
+    const crash = servable && request.view === 'stack' ? this.observations.servedOf('crash', this.snap) : undefined;
     const derived = crash && stackFromCrash((crash.value as ViewOutcome).data as CrashViewData, request);
     const outcome = derived
       ? { data: derived, failures: [], served: true }
@@ -378,7 +381,7 @@ export class Session {
       this.snap,
       request,
       outcome,
-      outcome.failures.length === 0 && this.snap.state.phase === 'stopped' ? 'view' : undefined,
+      servable && outcome.failures.length === 0 && this.snap.state.phase === 'stopped' ? 'view' : undefined,
     );
     return { ...outcome, observationId: obs.id };
   }
