@@ -278,7 +278,7 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--client-sessions',
     env: 'DBG_MCP_CLIENT_SESSIONS',
     value: 'N',
-    help: 'sessions one client may hold open at once (default: --max-sessions)',
+    help: "sessions one network client may hold open at once (default: half of --max-sessions, at least one; stdio's one client: --max-sessions)",
     apply: (c, raw, from) => {
       c.clientSessions = positiveInt(raw, from, 1, 1024);
     },
