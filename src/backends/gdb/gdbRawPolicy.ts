@@ -343,6 +343,14 @@ export function classifyGdbCommand(text: string, dialect: GdbDialect): RawVerdic
   if ('ambiguous' in top) return ambiguity('', word, top.ambiguous);
   if ('unknown' in top) return refused(`\`${word}\` is not a GDB command: ${allowedSummary(dialect)} are allowed`);
   const command = top.found;
+  if (command === 'show') {
+    const sub = wordAt(text, rest).word;
+    if (sub.length >= 4 && 'commands'.startsWith(sub)) {
+      return refused(
+        "`show commands` prints the command history, which on a person's gdb is theirs (command history): refused under --raw read",
+      );
+    }
+  }
   const verdict = classifyArguments(command, text, rest, dialect);
   if (!verdict.allowed) return verdict;
   if (!NO_EXPRESSIONS.has(command)) {

@@ -9,6 +9,7 @@
 
 import type { MiInput } from '../../protocols/mi/miInputParser.js';
 import type { ShareAccess } from '../debuggerBackend.js';
+import { classifyGdbCommand } from '../gdb/gdbRawPolicy.js';
 import { expressionEffects } from '../shares/expressionEffects.js';
 
 /** MI commands that only read (expressions among their arguments are checked for writes). */
@@ -130,6 +131,12 @@ function cliRefusal(command: string, ask: GdbShareAsk): string | undefined {
       return `${first} changes the person's session (value history, listing position or selection): use dbg_evaluate, dbg_memory or dbg_inspect instead`;
     }
     return `${first} is not one of the reading commands allowed on a shared gdb (info, backtrace, ptype, whatis, output, disassemble, show)`;
+  }
+  // The server's own read policy holds here too: `info proc PID` (another process) and `show
+  // commands` (the person's history) are refused.
+  if (INFO.test(first) || first === 'show') {
+    const verdict = classifyGdbCommand(command, 'gdb');
+    if (!verdict.allowed) return verdict.reason;
   }
   return expressionRefusal(words.slice(1).join(' '));
 }

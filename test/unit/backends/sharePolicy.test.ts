@@ -16,6 +16,21 @@ function mi(line: string): MiInput {
 const read = { access: 'read' as const, own: new Set<string>(), id: 'gdb-7' };
 const control = { access: 'control' as const, own: new Set(['4']), id: 'gdb-7' };
 
+describe("issue 22: a joined gdb answers the server's own read policy", () => {
+  it('refuses info proc PID and show commands', () => {
+    for (const line of [
+      '1-interpreter-exec console "info proc 1"',
+      '2-interpreter-exec console "info proc mappings 1"',
+      '3-interpreter-exec console "show commands"',
+      '4-interpreter-exec console "show comm 5"',
+    ]) {
+      expect(gdbShareRefusal(mi(line), read), line).toBeDefined();
+    }
+    expect(gdbShareRefusal(mi('5-interpreter-exec console "info proc"'), read)).toBeUndefined();
+    expect(gdbShareRefusal(mi('6-interpreter-exec console "show version"'), read)).toBeUndefined();
+  });
+});
+
 describe('the write check on expressions', () => {
   it('finds assignments, compound assignments, increments and decrements', () => {
     for (const [e, op] of [
