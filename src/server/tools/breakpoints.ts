@@ -41,7 +41,7 @@ const input = z.strictObject({
   expression: line(1024).optional().describe('An lvalue.'),
   access: z.enum(['write', 'read', 'access']).optional().describe('Default write.'),
   watch_location: z.boolean().optional().describe('Watch the address.'),
-  frame: frameLevel.optional().describe("Scope of a watchpoint's expression (default 0)."),
+  frame: frameLevel.optional().describe('Watch expression scope.'),
   event: z.enum(CATCH_EVENTS).optional().describe('Caught event.'),
   filter: line(256).optional().describe('Syscalls, signals or a regexp.'),
   format: line(1024).optional().describe('C string body: x=%d\\n.'),

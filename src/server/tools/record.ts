@@ -26,7 +26,7 @@ const input = z.strictObject({
   cwd: line(4096).optional().describe('Default: workspace root.'),
   env: programEnv.optional(),
   stdin: z.string().max(1_000_000).optional().describe('Its standard input.'),
-  chaos: z.boolean().optional().describe("rr's chaos mode: threads scheduled unfairly, so races show."),
+  chaos: z.boolean().optional().describe('rr --chaos: races show more.'),
   timeout_ms: timeoutMs.optional(),
 });
 

@@ -34,13 +34,13 @@ export const startBreakpoint = z.strictObject({
 });
 
 const input = z.strictObject({
-  program: line(4096).optional().describe('Executable (relative: from the first root).'),
+  program: line(4096).optional().describe('Executable; relative: to the 1st root.'),
   args: z.array(oneLineArg).max(64).optional().describe('Literal argv[1..].'),
   cwd: line(4096).optional().describe('Default: workspace root.'),
   env: programEnv.optional(),
   stdin: z.string().max(1_000_000).optional().describe('Typed into its terminal.'),
   stdin_eof: z.boolean().optional().describe('Then EOF (default true).'),
-  stdin_file: line(4096).optional().describe('Or stdin from this file, to EOF (as run < FILE).'),
+  stdin_file: line(4096).optional().describe('Stdin from this file (run < FILE).'),
   breakpoints: z.array(startBreakpoint).max(16).optional().describe('Set before the run.'),
   stop: z
     .enum(['none', 'main', 'entry', 'no-run'])
