@@ -201,10 +201,11 @@ export const OPTIONS: OptionSpec[] = [
     flag: '--attach-pids',
     env: 'DBG_MCP_ATTACH_PIDS',
     value: 'own|any|none|PIDS',
-    help: "processes a session may attach to: the server user's own (default), any, none, or comma-separated pids",
+    help: "processes a session may attach to: the server user's own (default; for clients over HTTP and the unix socket: none unless this is set), any, none, or comma-separated pids; never the server's own sessions' debuggers and programs",
     apply: (c, raw, from) => {
       try {
         c.attachPids = parseAttachPolicy(raw);
+        c.attachPidsFromOperator = true;
       } catch (e) {
         throw new OptionError(`${from}: ${(e as Error).message}`);
       }

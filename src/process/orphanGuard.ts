@@ -112,11 +112,21 @@ class OrphanGuard {
 
 const guard = new OrphanGuard();
 
+/** The processes guarded now (debuggers of sessions and of the pool, probes), by pid. */
+const guarded = new Set<number>();
+
+/** What the server watches now: attaching to one of these, or to what they run, is refused. */
+export function guardedPids(): ReadonlySet<number> {
+  return guarded;
+}
+
 /** Watches the session and process group of `who` until forgotten or until this process ends. */
 export function guardSession(who: ProcessIdentity): void {
+  guarded.add(who.pid);
   guard.watch(who);
 }
 
 export function releaseSession(pid: number): void {
+  guarded.delete(pid);
   guard.forget(pid);
 }

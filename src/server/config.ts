@@ -50,6 +50,11 @@ export interface ServerConfig {
   /** Where rr recordings go and are listed from (_RR_TRACE_DIR, else rr's default). */
   rrTraceDir: string;
   /** Processes a session may attach to (policy.ts). */
+  /**
+   * Whether the operator set --attach-pids (or its variable or config key): without it, clients
+   * over HTTP and the unix socket may not attach at all; stdio's one client gets the default.
+   */
+  attachPidsFromOperator: boolean;
   attachPids: AttachPolicy;
   /** A Wine prefix of the operator's own for backend=winedbg (their ~/.wine); default: the server's own, in the cache. */
   winePrefix: string | undefined;
@@ -78,6 +83,7 @@ export function defaultConfig(): ServerConfig {
     transcriptDir: undefined,
     rrTraceDir: rrRecorder.defaultDirectory(process.env),
     attachPids: 'own',
+    attachPidsFromOperator: false,
     winePrefix: undefined,
     remoteHosts: DEFAULT_REMOTE_HOSTS,
     joinClients: [],

@@ -6,6 +6,7 @@
 
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import { guardedPids } from '../process/orphanGuard.js';
 import { DebuggerError } from '../util/errors.js';
 
 /** Which processes may be attached to: none, the server user's own (default), any, or a list. */
@@ -27,6 +28,11 @@ export interface ProcessFacts {
   ancestors: readonly number[];
   /** The uid the server runs as. */
   ownUid: number;
+  /**
+   * Whether the process is the server's own doing: a debugger it guards (a session's, the pool's,
+   * a probe's), or a process of its session, process group or descent (the program it debugs).
+   */
+  serverOwned?: boolean;
 }
 
 function procField(pid: number, field: string): string | undefined {
@@ -36,6 +42,25 @@ function procField(pid: number, field: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Whether `pid`, its session, its process group or one of its ancestors is a guarded debugger. */
+function ownedByServer(pid: number, guardedIds: ReadonlySet<number>): boolean {
+  if (guardedIds.size === 0) return false;
+  for (let p = pid, n = 0; p > 1 && n < 64; n++) {
+    if (guardedIds.has(p)) return true;
+    try {
+      // /proc/PID/stat: "pid (comm) state ppid pgrp session …"; comm may hold spaces and parens.
+      const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const [ppid, pgrp, session] = [Number(fields[1]), Number(fields[2]), Number(fields[3])];
+      if (guardedIds.has(pgrp) || guardedIds.has(session)) return true;
+      p = ppid;
+    } catch {
+      return false;
+    }
+  }
+  return false;
 }
 
 export function readProcessFacts(pid: number): ProcessFacts {
@@ -51,7 +76,22 @@ export function readProcessFacts(pid: number): ProcessFacts {
     uid: uidLine === undefined ? undefined : Number(uidLine.split(/\s+/)[0]),
     ancestors,
     ownUid: process.getuid?.() ?? -1,
+    serverOwned: ownedByServer(pid, guardedPids()),
   };
+}
+
+/**
+ * Network clients (HTTP, the unix socket) attach only where the operator said so with
+ * --attach-pids: another client's processes are the server user's own too, so the default `own`
+ * would let one client stop another's programs. stdio's single client keeps the default.
+ */
+export function checkNetworkAttach(config: { attachPidsFromOperator?: boolean }, client: string): void {
+  if (client === 'stdio' || config.attachPidsFromOperator === true) return;
+  throw new DebuggerError(
+    'invalid_argument',
+    'attach: attaching is off for clients over HTTP and the unix socket unless the operator allows it: start the server with --attach-pids own, any or a list of pids',
+    { fields: ['attach'], refusal: 'attach_policy' },
+  );
 }
 
 /**
@@ -74,6 +114,12 @@ export function checkAttachAllowed(
   if (f.uid === undefined) refuse(`no process ${pid} is running`, undefined);
   if (f.ancestors.includes(pid)) {
     refuse(`${pid} is this server or a process that started it; attaching would freeze the client`);
+  }
+  // Whatever the policy: another session's debugger or program, the pool's debuggers, a probe.
+  if (f.serverOwned) {
+    refuse(
+      `${pid} is one of this server's own processes (a session's debugger or the program it debugs, or a debugger the pool holds): it is read through its own session, never attached to`,
+    );
   }
   if (Array.isArray(policy)) {
     if (!policy.includes(pid)) {

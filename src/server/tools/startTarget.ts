@@ -8,14 +8,14 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import * as z from 'zod/v4';
 import type { BackendKind, ShareEntry, TargetSpec } from '../../backends/debuggerBackend.js';
-import { capabilitiesOf, findShare } from '../../backends/registry.js';
+import { capabilitiesOf, findShare, findShares } from '../../backends/registry.js';
 import { assertStdinLinesFit } from '../../process/programTerminal.js';
 import { DebuggerError } from '../../util/errors.js';
 import type { ServerConfig } from '../config.js';
 import type { ToolContext } from '../defineTool.js';
 import { checkProgramEnvironment } from '../envPolicy.js';
 import { resolveDirectory, resolveInRoots, resolveProgram } from '../paths.js';
-import { checkAttachAllowed, checkRemoteAllowed } from '../policy.js';
+import { checkAttachAllowed, checkNetworkAttach, checkRemoteAllowed } from '../policy.js';
 import { line } from '../schemas.js';
 
 /** dbg_start's target fields (descriptions terse: tools/list is paid for on every turn). */
@@ -210,6 +210,7 @@ export async function startTarget(args: StartArgs, ctx: ToolContext): Promise<St
   const roots = ctx.config.roots;
   const kind: BackendKind = args.trace !== undefined ? 'rr' : (args.backend ?? 'gdb');
   // Windows pids (winedbg) are not this machine's: the server's /proc check does not apply.
+  if (args.attach !== undefined) checkNetworkAttach(ctx.config, ctx.client);
   if (args.attach !== undefined && capabilitiesOf(kind).pidSpace !== undefined) {
     return foreignAttachTarget({ ...args, attach: args.attach }, ctx.config);
   }
@@ -243,7 +244,10 @@ export async function startTarget(args: StartArgs, ctx: ToolContext): Promise<St
   }
   checkTargetArgs(args);
   // Policy first: a refused pid or host is refused before anything touches the file system.
-  if (args.attach !== undefined) checkAttachAllowed(args.attach, ctx.config);
+  if (args.attach !== undefined) {
+    checkAttachAllowed(args.attach, ctx.config);
+    await refuseSharedDebugger(args.attach);
+  }
   const remote = args.remote === undefined ? undefined : checkRemoteAllowed(args.remote, ctx.config).address;
   const program = args.program === undefined ? undefined : await resolveProgram(args.program, roots);
   const cwd = args.cwd !== undefined ? await resolveDirectory(args.cwd, roots, 'cwd') : roots[0];
@@ -336,4 +340,16 @@ async function resolveStdinFile(args: StartArgs, roots: readonly string[]): Prom
   const file = await resolveInRoots(args.stdin_file as string, roots, 'stdin_file');
   if (!(await stat(file)).isFile()) throw invalid('stdin_file', `${file} is not a regular file`);
   return file;
+}
+
+/** A debugger a person shares, or the program it debugs: joined (dbg_start join), never attached to. */
+async function refuseSharedDebugger(pid: number): Promise<void> {
+  const { shares } = await findShares();
+  const share = shares.find((s) => s.debuggerPid === pid || s.pid === pid);
+  if (share === undefined) return;
+  throw new DebuggerError(
+    'invalid_argument',
+    `attach: ${pid} is ${share.debuggerPid === pid ? 'the debugger' : 'the program of the debugger'} ${share.owner} shares as ${share.id}: join it with dbg_start join=${JSON.stringify(share.id)} instead (attaching would take it from them)`,
+    { fields: ['attach'], refusal: 'attach_policy' },
+  );
 }

@@ -5,6 +5,7 @@ import { parseCommandLine } from '../../../src/cli/options.js';
 import {
   type AttachPolicy,
   checkAttachAllowed,
+  checkNetworkAttach,
   checkRemoteAllowed,
   DEFAULT_REMOTE_HOSTS,
   hostMatches,
@@ -53,6 +54,25 @@ describe('checkAttachAllowed', () => {
     expect(refusal(() => checkAttachAllowed(500, config([600, 700]), facts)).message).toMatch(
       /not in the allowed list \(--attach-pids 600,700\)/,
     );
+  });
+
+  it("the server's own processes (a session's debugger or program, the pool): refused under any policy", () => {
+    const own = (pid: number): ProcessFacts => ({ ...facts(pid), serverOwned: pid === 500 });
+    expect(refusal(() => checkAttachAllowed(500, config('any'), own)).message).toMatch(
+      /^pid: 500 is one of this server's own processes/,
+    );
+    expect(refusal(() => checkAttachAllowed(500, config([500]), own)).message).toMatch(/this server's own processes/);
+  });
+
+  it('network clients attach only where the operator set --attach-pids; stdio keeps the default', () => {
+    expect(() => checkNetworkAttach({ attachPidsFromOperator: false }, 'stdio')).not.toThrow();
+    expect(refusal(() => checkNetworkAttach({ attachPidsFromOperator: false }, 'alice')).message).toMatch(
+      /attaching is off for clients over HTTP .* --attach-pids/,
+    );
+    expect(() => checkNetworkAttach({ attachPidsFromOperator: true }, 'loopback')).not.toThrow();
+    expect(parseCommandLine([], {}).config.attachPidsFromOperator).toBe(false);
+    expect(parseCommandLine(['--attach-pids', 'own'], {}).config.attachPidsFromOperator).toBe(true);
+    expect(parseCommandLine([], { DBG_MCP_ATTACH_PIDS: 'any' }).config.attachPidsFromOperator).toBe(true);
   });
 
   it('none: nothing', () => {
