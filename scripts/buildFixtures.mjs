@@ -115,6 +115,7 @@ export const EXTRA_FIXTURES = [
   windows('locals'),
   windows('noisy'),
   windows('overflow'),
+  windows('raise'),
   windows('sleeper'),
   windows('spawn'),
   windows('threads'),

@@ -109,11 +109,15 @@ const CODES: ReadonlyMap<number, Entry> = new Map<number, Entry>([
 export function windowsException(code: number): WindowsException {
   const known = CODES.get(code >>> 0);
   if (known) return { code: code >>> 0, name: known[0], signal: known[1], hint: known[2] };
+  // Bit 29 marks a code the application defined itself (RaiseException with its own code).
+  const custom = ((code >>> 0) & 0x20000000) !== 0;
   return {
     code: code >>> 0,
     name: `0x${(code >>> 0).toString(16).padStart(8, '0')}`,
     signal: 'SIGABRT',
-    hint: 'an exception code this server does not know (winedbg reports it to GDB as SIGABRT)',
+    hint: custom
+      ? 'an exception code the program defined itself, raised with RaiseException and not handled (winedbg reports it to GDB as SIGABRT; it is not an abort)'
+      : 'an exception code this server does not know (winedbg reports it to GDB as SIGABRT)',
   };
 }
 

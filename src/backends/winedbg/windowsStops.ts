@@ -16,7 +16,7 @@
 import type { StopEvent, TargetException } from '../../model/model.js';
 import type { GdbBackend } from '../gdb/gdbBackend.js';
 import { inferFault } from './faultOperand.js';
-import { codesForSignal } from './windowsExceptions.js';
+import { codesForSignal, windowsException } from './windowsExceptions.js';
 import type { WinedbgTrace } from './winedbgTrace.js';
 
 const ACCESS_VIOLATION = 0xc0000005;
@@ -111,7 +111,12 @@ export class WindowsStops {
     const signal = stop.signal?.name ?? '';
     const codes = codesForSignal(signal);
     const traced = codes.length === 0 ? undefined : await trace.waitFor(since, TRACE_WAIT_MS);
-    if (!traced || !codes.includes(traced.code)) {
+    // SIGABRT is also what the proxy makes of a code it does not know (a program's own, raised
+    // with RaiseException): any traced code the proxy reports as SIGABRT is this stop's.
+    const matches =
+      traced !== undefined &&
+      (codes.includes(traced.code) || (signal === 'SIGABRT' && windowsException(traced.code).signal === 'SIGABRT'));
+    if (!traced || !matches) {
       this.last = undefined;
       return;
     }

@@ -60,6 +60,8 @@ export interface CrashFacts {
   faultNote?: string | undefined;
   /** Where it happened, in words: "store at crash.c:13". */
   where: string;
+  /** The system's exception behind the signal (Windows: an exception code winedbg traced). */
+  exception?: { code: number; name: string; meaning: string } | undefined;
 }
 
 /** A plain-words reading of a fatal signal. */
@@ -90,6 +92,13 @@ export function crashHint(f: CrashFacts): string {
     }
     case 'SIGABRT':
       if (f.report) return f.report.hint;
+      // A Windows exception the proxy turns into SIGABRT (a custom code, a C++ throw): it is the
+      // exception, not an abort, and its code says which.
+      if (f.exception) {
+        const code = `0x${(f.exception.code >>> 0).toString(16).padStart(8, '0')}`;
+        const name = f.exception.name === code ? `exception ${code}` : `${f.exception.name} (${code})`;
+        return `${name} raised in ${where}: ${f.exception.meaning}`;
+      }
       return f.abortMessage
         ? `abort: ${f.abortMessage}`
         : `abort() called (in ${where}): no message in the program's output`;
@@ -213,6 +222,7 @@ export async function crashView(ctx: ViewContext): Promise<CrashViewData> {
       report,
       faultNote: stop?.faultNote,
       where,
+      exception: stop?.exception,
     }),
     stack: foldFrames(boundFrameArgs(frames), isUser),
     locals,

@@ -91,6 +91,20 @@ describe.skipIf(missing !== undefined)(`Windows crashes, one call each${missing 
     expect(end.data.outcome).toMatchObject({ kind: 'exited', exit_code: 0xc0000094 });
   });
 
+  it('a custom exception (RaiseException 0xE0000001): named as the exception with its code, not as abort()', {
+    timeout: START_MS,
+  }, async () => {
+    h = await winedbgServer();
+    const r = await start(h, 'raise');
+    expect(r.data.outcome.exception).toMatchObject({ code: '0xe0000001', name: '0xe0000001' });
+    const crash = r.data.views.crash;
+    expect(crash.hint).toMatch(
+      /^exception 0xe0000001 raised in fail_custom at raise\.c:\d+: an exception code the program defined itself, raised with RaiseException/,
+    );
+    expect(crash.hint).not.toMatch(/abort\(\) called/);
+    expect(crash.stack.some((f: { function?: string }) => f.function === 'fail_custom')).toBe(true);
+  });
+
   it('a stack overflow: EXCEPTION_STACK_OVERFLOW, the fault inferred from the stack pointer, the recursion', {
     timeout: START_MS,
   }, async () => {
