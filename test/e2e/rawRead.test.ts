@@ -134,6 +134,23 @@ describe('--raw read (the default)', () => {
     }
   });
 
+  it('prints no source text while the program runs either (disassemble /s), and the run goes on', async () => {
+    const h = await startServer();
+    const start = await h.call('dbg_start', { program: fixture('spin'), timeout_ms: 300, on_timeout: 'return' });
+    expect(start.data.outcome).toEqual({ kind: 'running' });
+    const id = start.data.session_id;
+    const r = await h.call('dbg_command', { session_id: id, command: 'disassemble /s spin' });
+    expect(r.isError, r.text).toBe(false);
+    expect(r.data.output).toMatch(/spin\.c:/);
+    expect(r.data.output).toMatch(/<\+0>:/);
+    expect(r.data.output).not.toContain('counter++');
+    // At a stop afterwards, source is shown as before (the setting came back), and the run went on.
+    const stopped = await h.call('dbg_run', { session_id: id, action: 'interrupt' });
+    expect(stopped.data.outcome.kind).toBe('stopped');
+    const again = await h.call('dbg_command', { session_id: id, command: 'disassemble /s spin' });
+    expect(again.data.output).not.toContain('counter++');
+  });
+
   it('says in its description what it allows', async () => {
     const h = await startServer();
     const { tools } = await h.client.listTools();

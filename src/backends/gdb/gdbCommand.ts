@@ -150,7 +150,8 @@ export async function runCommand(
     // No allowed command resumes the program: nothing to send to the background. While it runs,
     // GDB (all-stop) reads nothing of it, and turning may-write-memory off would fail the
     // breakpoints it re-inserts at each internal stop (software watchpoints step all the time).
-    if (running) return capture(g, text, options, signal);
+    // Source text stays closed all the same (`disassemble /s` reads any file the debug info names).
+    if (running) return sourceClosed(g, signal, () => capture(g, text, options, signal));
     return observed(g, signal, () => capture(g, text, options, signal));
   }
   const why = refusal(text);
@@ -172,6 +173,17 @@ async function capture(g: GdbContext, text: string, options: CommandOptions, sig
   );
   const output = r.console + (r.log && !r.log.startsWith(text) ? r.log : '');
   return { output, truncated: r.console.length >= CAPTURE_LIMIT, resumed: r.class === 'running' };
+}
+
+/** Runs `task` with GDB printing no source text, restored afterwards: the one observer setting
+ * that may change while the program runs. */
+async function sourceClosed<T>(g: GdbContext, signal: AbortSignal | undefined, task: () => Promise<T>): Promise<T> {
+  await gdbSet(g.mi, 'source open off', { signal });
+  try {
+    return await task();
+  } finally {
+    await gdbSet(g.mi, 'source open on').catch(() => {});
+  }
 }
 
 /**
