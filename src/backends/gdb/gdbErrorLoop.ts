@@ -11,10 +11,9 @@
 // running, the program is killed and the run ends as an exit that says why, in GDB's words. A line
 // after which every thread has stopped is the silent-stop watch's (gdbSilentStop.ts), not this.
 
-import { threadInfo } from '../../protocols/mi/commands/target.js';
-import type { MiRecord, MiTuple } from '../../protocols/mi/miRecords.js';
-import type { GdbContext } from './gdbContext.js';
-import { miList, miString } from './gdbNarrow.js';
+import type { MiRecord } from '../../protocols/mi/miRecords.js';
+import { miString } from './gdbNarrow.js';
+import { RunWatch } from './gdbRunWatch.js';
 
 /** Errors after which a run never goes on: GDB prints them again on every turn of its event loop. */
 const ENDLESS = [/Couldn't write extended state status/i, /Couldn't write registers/i];
@@ -35,22 +34,14 @@ export function errorLoopReason(message: string, count: number, reversing: boole
   return `${said}. dbg_run restart runs the program again`;
 }
 
-export class ErrorLoopBreaker {
-  /** Whether the program runs, as GDB's *running and *stopped records say (in their order). */
-  private running = false;
-  /** Counts those records: a check is void when one came while it waited. */
-  private generation = 0;
+export class ErrorLoopBreaker extends RunWatch {
   private last = '';
   private repeats = 0;
   private ending = false;
 
-  constructor(private readonly g: GdbContext) {}
-
   /** Sees every record in arrival order, after the event handler. */
   see(record: MiRecord, captured: boolean): void {
-    if (record.kind === 'exec' && (record.class === 'running' || record.class === 'stopped')) {
-      this.running = record.class === 'running';
-      this.generation++;
+    if (this.track(record)) {
       this.last = '';
       this.repeats = 0;
       return;
@@ -70,19 +61,16 @@ export class ErrorLoopBreaker {
 
   private async end(message: string): Promise<void> {
     this.ending = true;
-    const at = this.generation;
     try {
-      const r = await threadInfo(this.g.mi, { timeoutMs: 5000 });
-      if (this.generation !== at || !this.running) return;
-      const threads = miList(r.results, 'threads').filter(
-        (t): t is MiTuple => typeof t === 'object' && !Array.isArray(t),
-      );
+      const now = await this.threadsNow();
+      if (now === undefined) return;
+      const { threads } = now;
+      const at = this.generation;
       // Every thread stopped: a stop GDB did not report, which the silent-stop watch reports.
       if (threads.length === 0 || threads.every((t) => miString(t, 'state') === 'stopped')) return;
       await this.g.cli('kill', { timeoutMs: 10_000 });
       if (this.generation !== at) return;
-      this.running = false;
-      this.generation++;
+      this.endRun();
       const reason = errorLoopReason(message, this.repeats, this.g.state.reversing);
       this.g.emit({ type: 'exited', exit: { killed: true, reason } });
     } catch {

@@ -7,11 +7,10 @@
 // program runs is checked against GDB's thread states, and when every thread has stopped the stop is
 // reported as GDB would have, with the error as its reason.
 
-import { threadInfo } from '../../protocols/mi/commands/target.js';
 import type { MiRecord, MiTuple } from '../../protocols/mi/miRecords.js';
-import type { GdbContext } from './gdbContext.js';
 import { handleRecord } from './gdbEvents.js';
-import { miList, miString, miTuple } from './gdbNarrow.js';
+import { miString, miTuple } from './gdbNarrow.js';
+import { RunWatch } from './gdbRunWatch.js';
 
 /**
  * GDB's own account of a stop it is about to report, when the source file is not on this machine:
@@ -21,22 +20,12 @@ import { miList, miString, miTuple } from './gdbNarrow.js';
  */
 const SOURCE_NOT_FOUND = /^\d+\t.*: No such file or directory\.\n?$/;
 
-export class SilentStopWatch {
-  /** Whether the program runs, as GDB's *running and *stopped records say (in their order). */
-  private running = false;
-  /** Counts those records: a check is void when one came while it waited. */
-  private generation = 0;
+export class SilentStopWatch extends RunWatch {
   private checking = false;
-
-  constructor(private readonly g: GdbContext) {}
 
   /** Sees every record in arrival order, after the event handler. */
   see(record: MiRecord, captured: boolean): void {
-    if (record.kind === 'exec' && (record.class === 'running' || record.class === 'stopped')) {
-      this.running = record.class === 'running';
-      this.generation++;
-      return;
-    }
+    if (this.track(record)) return;
     if (
       record.kind === 'log' &&
       !captured &&
@@ -51,18 +40,14 @@ export class SilentStopWatch {
 
   private async check(message: string): Promise<void> {
     this.checking = true;
-    const at = this.generation;
     try {
-      const r = await threadInfo(this.g.mi, { timeoutMs: 5000 });
-      if (this.generation !== at || !this.running) return;
-      const threads = miList(r.results, 'threads').filter(
-        (t): t is MiTuple => typeof t === 'object' && !Array.isArray(t),
-      );
+      const now = await this.threadsNow();
+      if (now === undefined) return;
+      const { results: info, threads } = now;
       if (threads.length === 0 || threads.some((t) => miString(t, 'state') !== 'stopped')) return;
-      const current = miString(r.results, 'current-thread-id') ?? miString(threads[0], 'id') ?? '1';
+      const current = miString(info, 'current-thread-id') ?? miString(threads[0], 'id') ?? '1';
       const frame = miTuple(threads.find((t) => miString(t, 'id') === current) ?? threads[0], 'frame');
-      this.running = false;
-      this.generation++;
+      this.endRun();
       // The stop as a *stopped record would have carried it; the reason is GDB's own words.
       const results: MiTuple = {
         reason: `GDB stopped the program without a stop record, after: ${message}`,
